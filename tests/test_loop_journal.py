@@ -28,7 +28,6 @@ from effstats.workflow._files import recover
 from test_workflow_files import _run, _truth
 
 PY = sys.executable
-ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 REPORT = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html", ".effstats_estimate.json")
 
 
@@ -135,21 +134,6 @@ def test_an_estimate_into_a_selection_folder_is_listed_by_its_manifest_at_every_
     assert {f"estimate/new/{n}" for n in REPORT} <= set(done["manifest.json"]["files"])
 
 
-# the command as its process runs it (main() reads its arguments from sys.argv), SIGKILLed once a file of the name
-# sys.argv[1] is renamed into place
-_KILLED_AFTER = """
-import os, signal, sys
-from effstats.cli import main
-name, real = sys.argv.pop(1), os.replace
-def replace(src, dst, *a, **k):
-    real(src, dst, *a, **k)
-    if os.path.basename(dst) == name:
-        os.kill(os.getpid(), signal.SIGKILL)
-os.replace = replace
-sys.exit(main())
-"""
-
-
 @pytest.mark.parametrize("after", ["estimate.csv", ".effstats_estimate.json"])
 def test_select_force_after_an_estimate_killed_midway_leaves_no_journal_and_no_stale_report(logs, capsys, tmp_path,
                                                                                              after):
@@ -160,8 +144,7 @@ def test_select_force_after_an_estimate_killed_midway_leaves_no_journal_and_no_s
     root, _ = logs
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
-    p = subprocess.run([PY, "-c", _KILLED_AFTER, after, "estimate", str(sel), str(new), "--no-progress"],
-                       capture_output=True, text=True, timeout=300, env=ENV)
+    p = step_sweep.forked(["estimate", sel, new, "--no-progress"], step_sweep.killed_after_rename(after))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     assert list(sel.rglob(".effstats_swap.json"))
     code, _, err = _run(["select", root / "ref", "--budget", 40, "--seed", 2, "--out", sel, "--force",
@@ -241,9 +224,8 @@ def test_an_estimate_after_a_select_force_killed_midway_reads_the_new_selection(
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
     assert _run(["estimate", sel, new, "--no-progress"], capsys)[0] == 0
-    p = subprocess.run([PY, "-c", _KILLED_AFTER, "lm_eval_samples.json", "select", str(root / "ref"), "--budget", "40",
-                        "--seed", "2", "--out", str(sel), "--force", "--no-progress"],
-                       capture_output=True, text=True, timeout=300, env=ENV)
+    p = step_sweep.forked(["select", root / "ref", "--budget", "40", "--seed", "2", "--out", sel, "--force",
+                           "--no-progress"], step_sweep.killed_after_rename("lm_eval_samples.json"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     staged = list(sel.glob(".manifest.json.*.tmp"))
     assert len(staged) == 1 and (sel / ".effstats_swap.json").is_file()
@@ -272,9 +254,8 @@ def test_a_killed_swap_whose_pid_another_process_took_is_completed(logs, capsys,
     root, truth = logs
     sel = tmp_path / "sel"
     _selection(logs, capsys, sel)
-    p = subprocess.run([PY, "-c", _KILLED_AFTER, "lm_eval_samples.json", "select", str(root / "ref"), "--budget", "40",
-                        "--seed", "2", "--out", str(sel), "--force", "--no-progress"],
-                       capture_output=True, text=True, timeout=300, env=ENV)
+    p = step_sweep.forked(["select", root / "ref", "--budget", "40", "--seed", "2", "--out", sel, "--force",
+                           "--no-progress"], step_sweep.killed_after_rename("lm_eval_samples.json"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     live = subprocess.Popen([PY, "-c", "import time; time.sleep(300)"])
     try:
@@ -333,8 +314,7 @@ def test_an_audit_without_force_completes_a_killed_audits_swap_before_it_refuses
                      columns=[f"T{j}" for j in range(4)]).to_csv(tmp_path / f"board{k}.csv")
     audit = ["audit", "--out", str(out), "--n-boot", "20", "--no-progress"]
     assert main([*audit, str(tmp_path / "board0.csv")]) == 0
-    p = subprocess.run([PY, "-c", _KILLED_AFTER, "scores.csv", *audit, str(tmp_path / "board1.csv"), "--force"],
-                       capture_output=True, text=True, timeout=300, env=ENV)
+    p = step_sweep.forked([*audit, tmp_path / "board1.csv", "--force"], step_sweep.killed_after_rename("scores.csv"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     assert (out / ".effstats_swap.json").is_file()
     capsys.readouterr()
@@ -408,9 +388,8 @@ def test_a_killed_swap_that_cannot_be_completed_is_one_line_naming_the_argument(
     root, truth = logs
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
-    p = subprocess.run([PY, "-c", _KILLED_AFTER, "lm_eval_samples.json", "select", str(root / "ref"), "--budget", "40",
-                        "--seed", "2", "--out", str(sel), "--force", "--no-progress"],
-                       capture_output=True, text=True, timeout=300, env=ENV)
+    p = step_sweep.forked(["select", root / "ref", "--budget", "40", "--seed", "2", "--out", sel, "--force",
+                           "--no-progress"], step_sweep.killed_after_rename("lm_eval_samples.json"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
 
     def read_only(src, dst, *args, **kwargs):
@@ -513,9 +492,8 @@ def test_status_after_a_start_force_killed_midway_shows_the_run_it_leads_to(logs
         truth, tmp_path / "b1", models=[truth.model_ids[24]], items=order[:25]))]) == 0
     force = [a.replace("{out}", str(d)) for a in map(str, _start(logs, ["--half-width", "0.04"]))]
     force[force.index("--initial") + 1] = "30"
-    p = subprocess.Popen([PY, "-c", _KILLED_AFTER, "items.csv", *force, "--force"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=ENV)
-    assert p.communicate(timeout=300) and p.returncode == -signal.SIGKILL
+    p = step_sweep.forked([*force, "--force"], step_sweep.killed_after_rename("items.csv"))()
+    assert p.returncode == -signal.SIGKILL, p.stderr
     assert json.loads((d / "state.json").read_text())["looks"]  # the replaced run's state, still in place
     before = _contents(d)
     capsys.readouterr()

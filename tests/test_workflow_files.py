@@ -618,14 +618,18 @@ def test_a_replacement_killed_midway_is_finished_by_the_next_command(logs, tmp_p
         return out
 
     _copy(old_dir, d)
-    kill = ("import os, signal, sys\nfrom effstats.cli import main\nreal, n = os.replace, []\n"
-            "def replace(a, b):\n    real(a, b)\n    n.append(b)\n"
-            f"    if {moment == 'the new state written'} == str(b).endswith('state.json') and len(n) >= 2:\n"
-            "        os.kill(os.getpid(), signal.SIGKILL)\n"
-            "os.replace = replace\nmain(sys.argv[1:])\n")
-    p = subprocess.run([PY, "-c", kill, *base, "--initial", "25", "--out", str(d), "--force"], capture_output=True,
-                       timeout=300)
-    assert p.returncode == -signal.SIGKILL, p.stderr.decode()
+
+    def kill():
+        real, n = os.replace, []
+
+        def replace(a, b):
+            real(a, b)
+            n.append(b)
+            if (moment == "the new state written") == str(b).endswith("state.json") and len(n) >= 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+        os.replace = replace
+    p = step_sweep.forked([*base, "--initial", "25", "--out", d, "--force"], kill)()
+    assert p.returncode == -signal.SIGKILL, p.stderr
     assert (d / ".effstats_swap.json").is_file()
     SequentialRun.load(d)
     assert files(d) == files(new_dir)
@@ -864,36 +868,6 @@ def _seq_run(root: Path, d: Path) -> list[str]:
     return json.loads((d / "state.json").read_text())["order"]
 
 
-def _forked_main(argv, out: Path):
-    """The command ``argv`` run by ``main`` in a child forked from this process (which has imported what the command
-    imports: a fork, not a fresh interpreter), its stdout and stderr written to ``out.out`` and ``out.err``; returns
-    a function that waits for the child and returns its exit status and (stdout, stderr)."""
-    import traceback
-    import warnings
-
-    with warnings.catch_warnings():  # Python 3.12+ warns of fork() in a process with threads: the child runs main
-        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            for fd, suffix in ((1, ".out"), (2, ".err")):
-                os.dup2(os.open(f"{out}{suffix}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
-            sys.stdout, sys.stderr = open(1, "w", closefd=False), open(2, "w", closefd=False)
-            code = main(argv)
-        except BaseException:
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-
-    def done():
-        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        return code, (Path(f"{out}.out").read_text(), Path(f"{out}.err").read_text())
-    return done
-
-
 def test_concurrent_updates_never_lose_a_look(logs, tmp_path, capsys):
     """Two processes update one run at once with two results of its first batch: one look per success (each a child
     forked from this process, which has imported the command's modules)."""
@@ -904,9 +878,8 @@ def test_concurrent_updates_never_lose_a_look(logs, tmp_path, capsys):
         order = _seq_run(root, d)
         a = _batch(truth, order[:40], tmp_path / f"a{rep}", model)
         b = _batch(truth, order[:40], tmp_path / f"b{rep}", model)  # a rerun of the same batch
-        procs = [_forked_main(["sequential", "update", str(d), str(f)], tmp_path / f"{f.name}{rep}")
-                 for f in (a, b)]
-        codes, outs = zip(*[done() for done in procs])
+        procs = [p() for p in [step_sweep.forked(["sequential", "update", d, f]) for f in (a, b)]]
+        codes, outs = [p.returncode for p in procs], [(p.stdout, p.stderr) for p in procs]
         looks = json.loads((d / "state.json").read_text())["looks"]
         assert sorted(codes) in ([0, 0], [0, 2]), outs
         assert len(looks) == codes.count(0), (codes, outs)  # every success is a recorded look
@@ -1094,17 +1067,16 @@ def test_a_select_into_a_folder_a_start_is_filling_waits_and_is_refused(logs, tm
 
 
 # ---------------------------------------------------------------------------------------------------- kill and resume
-_KILLED_AT_RENAME = """
-import os, signal, sys
-real = os.replace
-def replace(src, dst, *a, **k):
-    if str(dst).endswith("state.json"):  # the temporary state is written and flushed: die before the rename
-        os.kill(os.getpid(), signal.SIGKILL)
-    return real(src, dst, *a, **k)
-os.replace = replace
-from effstats.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+def _killed_at_rename() -> None:
+    """For :func:`step_sweep.forked`: the process SIGKILLs itself once the temporary state is written and flushed,
+    before its rename."""
+    real = os.replace
+
+    def replace(src, dst, *a, **k):
+        if str(dst).endswith("state.json"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(src, dst, *a, **k)
+    os.replace = replace
 
 
 def test_update_killed_between_write_and_rename_loses_nothing(logs, tmp_path, capsys):
@@ -1113,8 +1085,7 @@ def test_update_killed_between_write_and_rename_loses_nothing(logs, tmp_path, ca
     order = _seq_run(root, d)
     before = (d / "state.json").read_text()
     b1 = _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])
-    p = subprocess.run([PY, "-c", _KILLED_AT_RENAME, "sequential", "update", str(d), str(b1)], capture_output=True,
-                       text=True, timeout=120)
+    p = step_sweep.forked(["sequential", "update", d, b1], _killed_at_rename)()
     assert p.returncode == -signal.SIGKILL
     assert (d / "state.json").read_text() == before  # the previous state, whole
     stale = [f.name for f in d.iterdir() if f.name.startswith(".state.json.") and f.name.endswith(".tmp")]
