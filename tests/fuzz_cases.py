@@ -770,14 +770,16 @@ def cases() -> list[Case]:
         A("scores",
           [("short", FAIL, lambda v, r: np.zeros(NM - 1)), ("nan", FAIL, lambda v, r: np.full(NM, np.nan))])]))
     add(Case("run_protocol", "disco", fn(DC + "run_protocol"),
-             lambda: dict(methods={"r": pub(DC + "RandomDirect")(5)}, responses=RM(), splits=SPLIT(), seeds=[0]), [
+             lambda: dict(methods={"r": pub(DC + "RandomDirect")(5)}, responses=RM(), splits=SPLIT(), seeds=[0],
+                          n_jobs=1), [
         A("methods",
           [("empty", FAIL, lambda v, r: {}), ("text", FAIL, lambda v, r: "abc"),
            ("bad-value", FAIL, lambda v, r: {"r": 3})]),
         A("splits", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc")]),
         A("seeds",
           [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]), ("float", FAIL, lambda v, r: [0.5]),
-           ("dup", FAIL, lambda v, r: [0, 0])])]))
+           ("dup", FAIL, lambda v, r: [0, 0])]),
+        A("n_jobs", INT, expect={"huge": MAY})]))
 
     # ---------------------------------------------------------------- irt
     IRT = "effstats.irt.IRT2PL"
@@ -1470,7 +1472,7 @@ def _more_cases() -> list[Case]:
         A("random_state", RNG)]))
     add(Case("compare_methods", "disco", fn(DC + "compare_methods"),
              lambda: dict(responses=RM(), splits=SPLIT(), candidates={"random + direct": pub(DC + "RandomDirect")(5)},
-                          n_items=5, seeds=[0], n_splits=2), [
+                          n_items=5, seeds=[0], n_splits=2, n_jobs=1), [
         A("responses", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)]),
         A("splits", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc"),
                      ("overlap", FAIL,
@@ -1478,7 +1480,7 @@ def _more_cases() -> list[Case]:
         A("n_items", INT),
         A("seeds",
           [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]), ("dup", FAIL, lambda v, r: [0, 0])]),
-        A("confidence_level", FRACTION)]))
+        A("confidence_level", FRACTION), A("n_jobs", INT, expect={"huge": MAY})]))
     # estimators validate n_items in fit
     add(Case("default_candidates", "disco", fn(DC + "default_candidates"), lambda: dict(n_items=5, binary=True),
              [A("n_items", INT, skip=("huge",), expect={k: MAY for k, _, _ in INT}), A("binary", FLAG),

@@ -324,3 +324,54 @@ def test_run_protocol_keeps_the_halves_of_a_split_asked_for_in_every_call(monkey
         run_protocol({"plain": RandomDirect(20)}, rm, {"random": random_split(rm, 8, rng=seed), "top": top},
                      seeds=[seed])
     assert sum(a is top for a in applied) == 1 and len(applied) == 6
+
+
+class _Warns(RandomDirect):
+    """RandomDirect that warns in every fit, naming its seed."""
+
+    def fit(self, *args, **kwargs):
+        warnings.warn(f"seed {self.random_state}", UserWarning)
+        return super().fit(*args, **kwargs)
+
+
+def test_run_protocol_and_compare_methods_do_not_depend_on_n_jobs(monkeypatch):
+    """Runs dealt out to forked children give the table of one process, exactly (the same code on the same data),
+    and the children's warnings are issued by the caller; the first seed's runs stay in the caller."""
+    from effstats.disco import _protocol, run_protocol
+
+    forks = []  # the children's process ids (None: not forked)
+    real = _protocol._Forked.__enter__
+
+    def spy(self):
+        out = real(self)
+        forks.append(self.pid)
+        return out
+    monkeypatch.setattr(_protocol._Forked, "__enter__", spy)
+    methods = {"random": RandomDirect(30), "anchor": AnchorCorr(30), "same anchor": AnchorCorr(30),
+               "rf": DISCO(30, selection="pds", predictor="rf", estimate="signature", pca=None), "warns": _Warns(30)}
+    tables, caught = {}, {}
+    for n_jobs in (1, 2, 3):
+        rm = families(m=50, n=400, seed=3).subset(items=np.arange(400))  # a new object: nothing kept from before
+        splits = {f"s{s}": random_split(rm, 12, rng=s) for s in range(2)}
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            tables[n_jobs] = run_protocol(methods, rm, splits, seeds=[0, 1, 2], confidence_level=0.9, n_jobs=n_jobs)
+        caught[n_jobs] = sorted(str(x.message) for x in w if str(x.message).startswith("seed"))
+        assert all(x.filename == __file__ for x in w if str(x.message).startswith("seed"))
+    assert len(forks) == 3 and None not in forks  # one child with 2 jobs, two with 3
+    for n_jobs in (2, 3):
+        pd.testing.assert_frame_equal(tables[n_jobs], tables[1], check_exact=True)
+        assert caught[n_jobs] == caught[1] == sorted([f"seed {s}" for s in (0, 1, 2)] * 2)
+    assert list(tables[1]["method"].unique()) == list(methods) and len(tables[1]) == 2 * 5 * 3
+    # compare_methods deals out its splits
+    forks.clear()
+    out = {}
+    for n_jobs in (1, 2):
+        rm = families(m=50, n=400, seed=3)
+        splits = [random_split(rm, 12, rng=s) for s in range(3)]
+        cands = {"random + direct": RandomDirect(30), "anchor": AnchorCorr(30)}
+        out[n_jobs] = compare_methods(rm, splits, cands, n_items=30, return_predictions=True, n_jobs=n_jobs)
+    assert len(forks) == 1
+    for a, b in zip(out[1], out[2]):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+

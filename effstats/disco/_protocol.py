@@ -2,15 +2,18 @@
 coverage), and the cross-validated method chooser run under the same splits and budgets."""
 from __future__ import annotations
 
+import contextlib
 import functools
-from typing import Any, Iterable, Mapping
+import warnings
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from .._shared import _cpus, _Forked
 from .._subset_results import PredictionMetrics, prediction_metrics
-from .._validation import check_array
+from .._validation import check_array, check_positive_int
 from ..responses import ResponseMatrix
 from ..splits import ModelSplit
 
@@ -145,6 +148,7 @@ def run_protocol(
     scores: Any = None,
     progress: bool = False,
     confidence_level: float | None = None,
+    n_jobs: int | None = 1,
 ) -> pd.DataFrame:
     """Every method × split × seed; a tidy table with columns split, method, seed, mae, spearman.
 
@@ -173,6 +177,13 @@ def run_protocol(
         With a level, each method also makes prediction intervals (``predict_interval``: 5-fold CV over the
         source models, or design-based) and the table gains ``n_models``, ``coverage``, ``width`` (points) and
         ``confidence_level`` (this level).
+    n_jobs : int or None, default=1
+        Processes sharing the runs: this one and ``n_jobs - 1`` children forked from it (None: one per core the
+        process may use). The runs of the first seed go first, in this process, so that what later seeds share
+        with them (disagreement scores, PCA and IRT fits) is computed once; the other runs are then dealt out in
+        turn. Every run computes the same numbers in either process, so the table does not depend on
+        ``n_jobs``; warnings of a child's runs are shown by this process. Without ``fork`` (Windows, macOS) the
+        runs stay in this process.
 
     Returns
     -------
@@ -206,28 +217,112 @@ def run_protocol(
     """
     s = _true_scores(responses, scores)
     methods, splits, seeds = _check_protocol_args(methods, splits, seeds, responses.n_models)
-    jobs = [(sn, sp, mn, m, seed) for sn, sp in splits.items() for mn, m in methods.items() for seed in seeds]
-    if progress:
+    n_proc = _check_n_jobs(n_jobs)
+    state = _memo_state(responses)  # the metadata's digest: a frame edited in place between calls is another key
+    memo = _entry(responses)["results"] if state is not None else {}
+    ridge_fits: dict = {}  # this call's AIPW fold fits (AIPW.fit's ridge_fits), by the numbers they are fitted on
+    work: list = []  # the runs to compute, each once: the first seed's first (later seeds reuse what they compute)
+    where: dict = {}  # (split, method, seed) -> its memo key (None: not kept) and its run's position in work
+    pending: dict = {}  # memo key -> position in work of a run of this call
+    halves = {sn: _apply(responses, sp, state) for sn, sp in splits.items()}  # one object per split: its scores
+    for first_seed in (True, False):
+        for sn, sp in splits.items():
+            for mn, m in methods.items():
+                for seed in seeds:
+                    if (seed == seeds[0]) != first_seed:
+                        continue
+                    src, tgt = halves[sn]
+                    est = clone(m)
+                    if "random_state" in est.get_params():
+                        est.set_params(random_state=seed)
+                    key = _params_key(est)
+                    mk = None if key is None or state is None else (
+                        key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level)
+                    if mk is not None and mk in memo:
+                        where[sn, mn, seed] = (mk, None)
+                    elif mk is not None and mk in pending:  # the same settings twice in this call: computed once
+                        where[sn, mn, seed] = (mk, pending[mk])
+                    else:
+                        fit_kw = {"ridge_fits": ridge_fits} if _takes_ridge_fits(est) else {}
+                        where[sn, mn, seed] = (mk, len(work))
+                        if mk is not None:
+                            pending[mk] = len(work)
+                        work.append(functools.partial(_run_one, est, src, tgt, s[sp.source], s[sp.target],
+                                                      confidence_level, fit_kw))
+        if first_seed:
+            first = len(work)
+    results = _shared_runs(work, n_proc, first, {} if progress else None)
+    rows = []
+    for sn in splits:
+        for mn in methods:
+            for seed in seeds:
+                mk, at = where[sn, mn, seed]
+                r = memo[mk] if at is None else results[at]
+                if mk is not None:
+                    memo.setdefault(mk, r)
+                rows.append({"split": sn, "method": mn, "seed": seed, **r})
+    return pd.DataFrame(rows)
+
+
+def _check_n_jobs(n_jobs: Any) -> int:
+    """The number of processes ``n_jobs`` asks for (None: one per core the process may use)."""
+    return _cpus() if n_jobs is None else check_positive_int(n_jobs, "n_jobs")
+
+
+def _shared_runs(work: list[Callable[[], Any]], n_proc: int, first: int = 0, bar: dict | None = None) -> list:
+    """``[run() for run in work]``, the runs after the ``first`` dealt out in turn to this process and
+    ``n_proc - 1`` children forked once those are done (a run's result must pickle); ``bar``: the keywords of a
+    text progress bar over the runs (None: no bar).
+
+    A child records the warnings of its runs and this process issues them again, at the line that called the
+    protocol, once the child's results are in (a child that fails or sends nothing has its runs computed here,
+    :class:`effstats._shared._Forked`).
+    """
+    if bar is not None:
         from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
 
-        jobs = tqdm(jobs)
-    rows = []
-    state = _memo_state(responses)  # the metadata's digest: a frame edited in place between calls is another key
-    ridge_fits: dict = {}  # this call's AIPW fold fits (AIPW.fit's ridge_fits), by the numbers they are fitted on
-    for sn, sp, mn, m, seed in jobs:
-        src, tgt = _apply(responses, sp, state)
-        s_src, s_tgt = s[sp.source], s[sp.target]
-        est = clone(m)
-        if "random_state" in est.get_params():
-            est.set_params(random_state=seed)
-        key = _params_key(est)
-        fit_kw = {"ridge_fits": ridge_fits} if _takes_ridge_fits(est) else {}
-        run = functools.partial(_run_one, est, src, tgt, s_src, s_tgt, confidence_level, fit_kw)
-        r = run() if key is None or state is None else _memo_result(
-            responses, (key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level),
-            run)
-        rows.append({"split": sn, "method": mn, "seed": seed, **r})
-    return pd.DataFrame(rows)
+        bar = tqdm(total=len(work), **bar)
+    out: list = [None] * len(work)
+
+    def here(at: int) -> None:
+        out[at] = work[at]()
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        for at in range(first):
+            here(at)
+        rest = list(range(first, len(work)))
+        n_proc = min(n_proc, len(rest))
+        if n_proc < 2:
+            for at in rest:
+                here(at)
+            return out
+        shares = [rest[k::n_proc] for k in range(n_proc)]
+        with contextlib.ExitStack() as stack:
+            children = [stack.enter_context(_Forked(functools.partial(_recorded, [work[at] for at in share])))
+                        for share in shares[1:]]
+            for at in shares[0]:
+                here(at)
+            for share, child in zip(shares[1:], children):
+                values, caught = child()
+                for at, value in zip(share, values):
+                    out[at] = value
+                for message, category in caught:  # where run here, they would point at the caller's line
+                    warnings.warn(message, category, stacklevel=3)
+                if bar is not None:
+                    bar.update(len(share))
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _recorded(work: list[Callable[[], Any]]) -> tuple[list, list[tuple]]:
+    """The results of ``work``'s runs and the warnings they issued (message, category)."""
+    with warnings.catch_warnings(record=True) as caught:
+        values = [run() for run in work]
+    return values, [(str(w.message), w.category) for w in caught]
 
 
 def _params_key(est: Any) -> str | None:
@@ -338,13 +433,6 @@ def _apply(responses: ResponseMatrix, sp: ModelSplit, state: str | None) -> tupl
     return splits[key]
 
 
-def _memo_result(responses: ResponseMatrix, key: tuple, compute: Any) -> dict:
-    results = _entry(responses)["results"]
-    if key not in results:
-        results[key] = compute()
-    return results[key]
-
-
 def compare_methods(
     responses: ResponseMatrix,
     splits: ModelSplit | Iterable[ModelSplit] | Mapping[str, ModelSplit],
@@ -358,6 +446,7 @@ def compare_methods(
     reference: str | None = "random + direct",
     progress: bool = False,
     return_predictions: bool = False,
+    n_jobs: int | None = 1,
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """One protocol for every candidate and the chooser: same splits, same budget, intervals for all.
 
@@ -396,6 +485,10 @@ def compare_methods(
         Show a text progress bar.
     return_predictions : bool, default=False
         Also return the per-target table.
+    n_jobs : int or None, default=1
+        Processes sharing the splits × seeds: this one and ``n_jobs - 1`` children forked from it, dealt out in
+        turn (None: one per core the process may use). The tables do not depend on it; warnings of a child's
+        splits are shown by this process.
 
     Returns
     -------
@@ -427,15 +520,14 @@ def compare_methods(
 
     s = _true_scores(responses, scores)
     _, splits, seeds = _check_protocol_args(candidates, splits, seeds, responses.n_models)
-    jobs = [(sn, sp, seed) for sn, sp in splits.items() for seed in seeds]
-    if progress:
-        from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
-
-        jobs = tqdm(jobs, desc="splits", leave=False)
-    rows, preds = [], []
+    n_proc = _check_n_jobs(n_jobs)
     state = _memo_state(responses)
-    for sn, sp, seed in jobs:
-        src, tgt = _apply(responses, sp, state)
+    halves = {sn: _apply(responses, sp, state) for sn, sp in splits.items()}
+
+    def one(sn: str, sp: ModelSplit, seed: int) -> tuple[list[dict], list[pd.DataFrame]]:
+        """The rows (and per-target tables) of one split and seed."""
+        src, tgt = halves[sn]
+        rows, preds = [], []
         ch = MethodChooser(candidates, n_items=n_items, n_splits=n_splits, reference=reference, random_state=seed)
         ch.fit(src, s[sp.source])
         for name, est in ch.estimators_.items():
@@ -455,11 +547,16 @@ def compare_methods(
             if name == ch.best_:
                 rows.append({**row, "method": "chooser", "picked": name})
         # regret on the targets: the chooser's pick against the best candidate of this split and seed
-        here = [r for r in rows if r["split"] == sn and r["seed"] == seed]
-        best = min((r for r in here if r["method"] != "chooser"), key=lambda r: r["mae"])
-        for r in here:
+        best = min((r for r in rows if r["method"] != "chooser"), key=lambda r: r["mae"])
+        for r in rows:
             if r["method"] == "chooser":
                 r["best"], r["regret"] = best["method"], r["mae"] - best["mae"]
+        return rows, preds
+
+    done = _shared_runs([functools.partial(one, sn, sp, seed) for sn, sp in splits.items() for seed in seeds],
+                        n_proc, bar={"desc": "splits", "leave": False} if progress else None)
+    rows = [r for part, _ in done for r in part]
+    preds = [p for _, part in done for p in part]
     out = pd.DataFrame(rows)
     return (out, pd.concat(preds, ignore_index=True)) if return_predictions else out
 
