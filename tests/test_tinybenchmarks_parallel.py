@@ -314,3 +314,34 @@ def test_the_anchor_process_imports_no_pandas():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'effstats')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['effstats', 'effstats._anchor_kmeans']"
+
+
+@pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
+def test_a_refit_whose_irt_fits_are_cached_keeps_its_kmeans_here(processes_for_small_fits, monkeypatch):
+    # another seed on the same sources finds every IRT fit in the cache: nothing would run beside its anchor
+    # k-means, so no process is started for it; its selection and estimates are those of the k-means process
+    processes = []
+    monkeypatch.setattr(items._AnchorProcess, "result", lambda self, f=items._AnchorProcess.result: processes.append(
+        self.proc is not None) or f(self))
+    Y = simulate_responses(40, 3_000, rng=6).values.astype(bool)
+    tgt = Y[34:].astype(float)
+
+    def fit(seed):
+        est = TinyBenchmarks(30, "anchor-corr", "gp-irt", n_dims=1, n_jobs=2, random_state=seed).fit(Y[:34])
+        return est, est.predict_all(tgt[:, est.selected_])
+
+    TinyBenchmarks._fit_cache.clear()
+    items._ANCHORS.clear()
+    fit(0)
+    assert processes == [True]
+    here, here_pred = fit(1)
+    assert processes == [True]  # the seed's k-means ran in this process
+    TinyBenchmarks._fit_cache.clear()  # the IRT fits to make again: the k-means beside them, in its process
+    items._ANCHORS.clear()
+    there, there_pred = fit(1)
+    assert processes == [True, True]
+    np.testing.assert_array_equal(here.selected_, there.selected_)
+    np.testing.assert_array_equal(here.weights_, there.weights_)
+    assert here.lambda_ == there.lambda_
+    for name in here_pred:
+        np.testing.assert_array_equal(here_pred[name], there_pred[name])

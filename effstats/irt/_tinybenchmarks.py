@@ -429,6 +429,10 @@ class TinyBenchmarks(_SubsetEstimator):
     # (3 selections × 5 seeds) then pay for each IRT fit once.
     _fit_cache: "OrderedDict[tuple, IRT2PL]" = OrderedDict()
     _CACHE_SIZE = 32
+    # (data digest, settings but the seed) of recent fits -> the keys of the IRT fits each used: a refit with
+    # another seed that finds them all in the cache runs no fit beside its anchor k-means, which then stays in
+    # this process (a process of its own costs a Python start, about a CPU second, and would overlap nothing)
+    _fitted: "OrderedDict[tuple, tuple]" = OrderedDict()
 
     def _check_params(self) -> tuple[str, str, tuple[int, ...], str]:
         selection = check_option(self.selection, "selection", _SELECTIONS)
@@ -474,6 +478,8 @@ class TinyBenchmarks(_SubsetEstimator):
             irt._sweep_dtype = np.float32  # the same sweeps and estimates to about 1e-6, in 70 % of the time
             # n_jobs is left out of the key: the estimates do not depend on it
             keys[d] = (Y.shape, data, d, tuple(sorted((k, v) for k, v in irt.get_params().items() if k != "n_jobs")))
+            if isinstance(getattr(self, "_irt_keys", None), list):
+                self._irt_keys.append(keys[d])
             if keys[d] in cache:
                 cache.move_to_end(keys[d])
                 fits[d] = cache[keys[d]]
@@ -654,7 +660,12 @@ class TinyBenchmarks(_SubsetEstimator):
         need_irt = selection == "anchor-irt" or estimator != "weighted"
         self.irt_, self.n_dims_, self.validation_errors_, self.validation_error_ = None, None, {}, np.nan
         started = launch = None
-        if selection == "anchor-corr" and need_irt and (self.n_jobs or _cpus()) > 1:
+        fitted = (hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest(),
+                  None if miss is None else hashlib.sha1(np.packbits(miss, axis=None).tobytes()).hexdigest(),
+                  repr(sorted((k, v) for k, v in self.get_params().items() if k != "random_state")))
+        cached = fitted in self._fitted and all(key in self._fit_cache for key in self._fitted[fitted])
+        self._irt_keys: list = []  # the keys of the IRT fits this fit uses (_fit_irts)
+        if selection == "anchor-corr" and need_irt and (self.n_jobs or _cpus()) > 1 and not cached:
             # the k-means needs no IRT fit (and the fits draw nothing from rng): a large one runs meanwhile in a
             # process of its own, after the validation's anchor-corr k-means runs (which need no fit either)
             corr = _impute(Y.astype(float), miss, self._fill).T
@@ -717,6 +728,10 @@ class TinyBenchmarks(_SubsetEstimator):
                     p = src.model_means("source_outputs")
                     v = (p * (1 - p)).mean() / (c * k)
                 self.lambda_ = float(b**2 / (b**2 + v)) if b**2 + v > 0 else 1.0
+        TinyBenchmarks._fitted[fitted] = tuple(self.__dict__.pop("_irt_keys"))
+        TinyBenchmarks._fitted.move_to_end(fitted)
+        if len(TinyBenchmarks._fitted) > self._CACHE_SIZE:
+            TinyBenchmarks._fitted.popitem(last=False)
         return self
 
     def _all(self, outputs: Any) -> dict[str, np.ndarray]:
