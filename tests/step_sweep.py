@@ -228,10 +228,10 @@ def stopped_once(argv: list[str], sig: str, at: int, hooks: list[str], timeout: 
 
 def forked(argv: list[str], before: Callable[[], None] | None = None) -> Callable[[], subprocess.CompletedProcess]:
     """Start the command ``argv`` (``effstats.cli.main(argv)``) in a child forked from this process, which has
-    imported what the command imports (a fork, not a fresh interpreter: about a tenth of the CPU time), ``before()``
-    called in the child first (a patch that stops it at a moment: :func:`killed_after_rename`); returns a function
-    that waits for the child and returns it as a finished process (exit status, text stdout and stderr, and its
-    ``pid``)."""
+    imported what the command imports (a fork, not a fresh interpreter that would import numpy, pandas and scipy
+    again), ``before()`` called in the child first (a patch that stops it at a moment: :func:`killed_at_rename`);
+    returns a function that waits for the child and returns it as a finished process (exit status, text stdout and
+    stderr, and its ``pid``)."""
     from effstats.cli import main
 
     files = []
@@ -269,15 +269,18 @@ def forked(argv: list[str], before: Callable[[], None] | None = None) -> Callabl
     return done
 
 
-def killed_after_rename(name: str) -> Callable[[], None]:
-    """For :func:`forked`'s ``before``: the process SIGKILLs itself once ``os.replace`` has renamed a file of the
-    name ``name`` into place."""
+def killed_at_rename(name: str, *, after: bool = True) -> Callable[[], None]:
+    """For :func:`forked`'s ``before``: the process SIGKILLs itself where ``os.replace`` renames a file of the name
+    ``name`` into place: once it is renamed, or with ``after=False`` just before (the file written and flushed, not
+    yet in place)."""
     def patch() -> None:
         real = os.replace
 
         def replace(src, dst, *a, **k):
+            if not after and os.path.basename(dst) == name:
+                os.kill(os.getpid(), signal.SIGKILL)
             real(src, dst, *a, **k)
-            if os.path.basename(dst) == name:
+            if after and os.path.basename(dst) == name:
                 os.kill(os.getpid(), signal.SIGKILL)
         os.replace = replace
     return patch

@@ -144,7 +144,7 @@ def test_select_force_after_an_estimate_killed_midway_leaves_no_journal_and_no_s
     root, _ = logs
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
-    p = step_sweep.forked(["estimate", sel, new, "--no-progress"], step_sweep.killed_after_rename(after))()
+    p = step_sweep.forked(["estimate", sel, new, "--no-progress"], step_sweep.killed_at_rename(after))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     assert list(sel.rglob(".effstats_swap.json"))
     code, _, err = _run(["select", root / "ref", "--budget", 40, "--seed", 2, "--out", sel, "--force",
@@ -225,7 +225,7 @@ def test_an_estimate_after_a_select_force_killed_midway_reads_the_new_selection(
     new = _selection(logs, capsys, sel)
     assert _run(["estimate", sel, new, "--no-progress"], capsys)[0] == 0
     p = step_sweep.forked(["select", root / "ref", "--budget", "40", "--seed", "2", "--out", sel, "--force",
-                           "--no-progress"], step_sweep.killed_after_rename("lm_eval_samples.json"))()
+                           "--no-progress"], step_sweep.killed_at_rename("lm_eval_samples.json"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     staged = list(sel.glob(".manifest.json.*.tmp"))
     assert len(staged) == 1 and (sel / ".effstats_swap.json").is_file()
@@ -255,7 +255,7 @@ def test_a_killed_swap_whose_pid_another_process_took_is_completed(logs, capsys,
     sel = tmp_path / "sel"
     _selection(logs, capsys, sel)
     p = step_sweep.forked(["select", root / "ref", "--budget", "40", "--seed", "2", "--out", sel, "--force",
-                           "--no-progress"], step_sweep.killed_after_rename("lm_eval_samples.json"))()
+                           "--no-progress"], step_sweep.killed_at_rename("lm_eval_samples.json"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     live = subprocess.Popen([PY, "-c", "import time; time.sleep(300)"])
     try:
@@ -314,7 +314,7 @@ def test_an_audit_without_force_completes_a_killed_audits_swap_before_it_refuses
                      columns=[f"T{j}" for j in range(4)]).to_csv(tmp_path / f"board{k}.csv")
     audit = ["audit", "--out", str(out), "--n-boot", "20", "--no-progress"]
     assert main([*audit, str(tmp_path / "board0.csv")]) == 0
-    p = step_sweep.forked([*audit, tmp_path / "board1.csv", "--force"], step_sweep.killed_after_rename("scores.csv"))()
+    p = step_sweep.forked([*audit, tmp_path / "board1.csv", "--force"], step_sweep.killed_at_rename("scores.csv"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     assert (out / ".effstats_swap.json").is_file()
     capsys.readouterr()
@@ -389,7 +389,7 @@ def test_a_killed_swap_that_cannot_be_completed_is_one_line_naming_the_argument(
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
     p = step_sweep.forked(["select", root / "ref", "--budget", "40", "--seed", "2", "--out", sel, "--force",
-                           "--no-progress"], step_sweep.killed_after_rename("lm_eval_samples.json"))()
+                           "--no-progress"], step_sweep.killed_at_rename("lm_eval_samples.json"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
 
     def read_only(src, dst, *args, **kwargs):
@@ -492,7 +492,7 @@ def test_status_after_a_start_force_killed_midway_shows_the_run_it_leads_to(logs
         truth, tmp_path / "b1", models=[truth.model_ids[24]], items=order[:25]))]) == 0
     force = [a.replace("{out}", str(d)) for a in map(str, _start(logs, ["--half-width", "0.04"]))]
     force[force.index("--initial") + 1] = "30"
-    p = step_sweep.forked([*force, "--force"], step_sweep.killed_after_rename("items.csv"))()
+    p = step_sweep.forked([*force, "--force"], step_sweep.killed_at_rename("items.csv"))()
     assert p.returncode == -signal.SIGKILL, p.stderr
     assert json.loads((d / "state.json").read_text())["looks"]  # the replaced run's state, still in place
     before = _contents(d)

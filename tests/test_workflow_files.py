@@ -1067,25 +1067,13 @@ def test_a_select_into_a_folder_a_start_is_filling_waits_and_is_refused(logs, tm
 
 
 # ---------------------------------------------------------------------------------------------------- kill and resume
-def _killed_at_rename() -> None:
-    """For :func:`step_sweep.forked`: the process SIGKILLs itself once the temporary state is written and flushed,
-    before its rename."""
-    real = os.replace
-
-    def replace(src, dst, *a, **k):
-        if str(dst).endswith("state.json"):
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(src, dst, *a, **k)
-    os.replace = replace
-
-
 def test_update_killed_between_write_and_rename_loses_nothing(logs, tmp_path, capsys):
     root, truth = logs
     d = tmp_path / "seq"
     order = _seq_run(root, d)
     before = (d / "state.json").read_text()
     b1 = _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])
-    p = step_sweep.forked(["sequential", "update", d, b1], _killed_at_rename)()
+    p = step_sweep.forked(["sequential", "update", d, b1], step_sweep.killed_at_rename("state.json", after=False))()
     assert p.returncode == -signal.SIGKILL
     assert (d / "state.json").read_text() == before  # the previous state, whole
     stale = [f.name for f in d.iterdir() if f.name.startswith(".state.json.") and f.name.endswith(".tmp")]
