@@ -168,7 +168,6 @@ def _execute(nb: nbformat.NotebookNode, path: Path, *, fast: bool, timeout: int,
             # a kernel that failed to start leaves nbclient's exit hook behind, which then fails (an "Exception
             # ignored in atexit callback" traceback at the process's end) on the manager it has let go
             atexit.unregister(client._cleanup_kernel)
-    return nb
 
 
 def _seconds(value: str | None, empty_ok: bool) -> bool:

@@ -225,32 +225,36 @@ def run_protocol(
     where: dict = {}  # (split, method, seed) -> its memo key (None: not kept) and its run's position in work
     pending: dict = {}  # memo key -> position in work of a run of this call
     halves = {sn: _apply(responses, sp, state) for sn, sp in splits.items()}  # one object per split: its scores
-    for first_seed in (True, False):
-        for sn, sp in splits.items():
-            for mn, m in methods.items():
-                for seed in seeds:
-                    if (seed == seeds[0]) != first_seed:
-                        continue
-                    src, tgt = halves[sn]
-                    est = clone(m)
-                    if "random_state" in est.get_params():
-                        est.set_params(random_state=seed)
-                    key = _params_key(est)
-                    mk = None if key is None or state is None else (
-                        key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level)
-                    if mk is not None and mk in memo:
-                        where[sn, mn, seed] = (mk, None)
-                    elif mk is not None and mk in pending:  # the same settings twice in this call: computed once
-                        where[sn, mn, seed] = (mk, pending[mk])
-                    else:
-                        fit_kw = {"ridge_fits": ridge_fits} if _takes_ridge_fits(est) else {}
-                        where[sn, mn, seed] = (mk, len(work))
-                        if mk is not None:
-                            pending[mk] = len(work)
-                        work.append(functools.partial(_run_one, est, src, tgt, s[sp.source], s[sp.target],
-                                                      confidence_level, fit_kw))
-        if first_seed:
-            first = len(work)
+
+    def add(sn: str, sp: ModelSplit, mn: str, m: Any, seed: int) -> None:
+        """Record where the run (sn, mn, seed) finds its result: the memo, a run of this call, or a new run."""
+        est = clone(m)
+        if "random_state" in est.get_params():
+            est.set_params(random_state=seed)
+        key = _params_key(est)
+        mk = None if key is None or state is None else (
+            key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level)
+        if mk is not None and mk in memo:
+            where[sn, mn, seed] = (mk, None)
+        elif mk is not None and mk in pending:  # the same settings twice in this call: computed once
+            where[sn, mn, seed] = (mk, pending[mk])
+        else:
+            fit_kw = {"ridge_fits": ridge_fits} if _takes_ridge_fits(est) else {}
+            where[sn, mn, seed] = (mk, len(work))
+            if mk is not None:
+                pending[mk] = len(work)
+            src, tgt = halves[sn]
+            work.append(functools.partial(_run_one, est, src, tgt, s[sp.source], s[sp.target], confidence_level,
+                                          fit_kw))
+
+    jobs = [(sn, sp, mn, m, seed) for sn, sp in splits.items() for mn, m in methods.items() for seed in seeds]
+    for job in jobs:
+        if job[4] == seeds[0]:
+            add(*job)
+    first = len(work)
+    for job in jobs:
+        if job[4] != seeds[0]:
+            add(*job)
     results = _shared_runs(work, n_proc, first, {} if progress else None)
     rows = []
     for sn in splits:
