@@ -162,8 +162,9 @@ def test_a_repeated_instance_record_is_named_not_blamed_on_an_option(tmp_path):
                _entry("id0", 0, [_stat("exact_match", 0.0)])]
     write_run(tmp_path / "dup", "v1", "a/m", "boolq", entries)
     with pytest.raises(ValueError, match=r"^path_or_paths: boolq:model=a_m/per_instance_stats\.json repeats instance "
-                                         r"'id0' \(train trial 0, split 'test', perturbation None\): records 0 and 2 "
-                                         r"both give 'exact_match'; a run holds each instance once, so no option"):
+                                         r"'id0' \(train trial 0, split 'test', perturbation None\) with two values "
+                                         r"of 'exact_match', 1 and 0 \(records 0 and 2\); HELM's records of one "
+                                         r"instance, perturbation and train trial agree, so no option picks one"):
         read_helm_runs(tmp_path / "dup")
     # the same instance in two splits, read with split=None: the split picks one
     entries = [_entry("id0", 0, [_stat("exact_match", 1.0), _stat("exact_match", 0.0, split="valid")])]
@@ -172,6 +173,65 @@ def test_a_repeated_instance_record_is_named_not_blamed_on_an_option(tmp_path):
                                          r"'test' and 'valid' .*pass split= one of them"):
         read_helm_runs(tmp_path / "splits", split=None)
     assert read_helm_runs(tmp_path / "splits", split="valid").values.tolist() == [[0.0]]
+
+
+def test_records_of_several_metric_classes_are_merged_and_conflicts_refused(tmp_path, capsys):
+    """HELM's runner writes one record for each metric class that scored an (instance, perturbation, train trial),
+    and reads them merged: a stat two records both give is one value when they agree, and refused, naming the
+    file and the key, when they do not (no option picks one); the command line says it in one line, exit 2."""
+    from effstats.cli import main
+
+    basic = _entry("id0", 0, [_stat("exact_match", 1.0), _stat("num_output_tokens", 3.0)])
+    other = _entry("id0", 0, [_stat("exact_match", 1.0), _stat("f1_score", 0.5)])  # a second metric class
+    write_run(tmp_path / "agree", "v1", "a/m", "boolq", [basic, other, _entry("id1", 0, [_stat("exact_match", 0.0)])])
+    assert read_helm_runs(tmp_path / "agree").values.tolist() == [[1.0, 0.0]]
+    assert read_helm_runs(tmp_path / "agree", metric="f1_score").values.tolist() == [[0.5]]
+    where = r"^path_or_paths: boolq:model=a_m/per_instance_stats\.json "
+    twice = _entry("id0", 0, [_stat("exact_match", 1.0), _stat("exact_match", 0.0)])
+    sub = _entry("id0", 0, [_stat("exact_match", 1.0), {**_stat("exact_match", 1.0), "name": {
+        "name": "exact_match", "split": "test", "sub_split": "toxic"}}])
+    for name, entries, msg in [
+            ("conflict", [basic, _entry("id0", 0, [_stat("exact_match", 0.0)])],
+             r"repeats instance 'id0' \(train trial 0, split 'test', perturbation None\) with two values of "
+             r"'exact_match', 1 and 0 \(records 0 and 1\)"),
+            ("twice", [twice], r"repeats instance 'id0' .* 1 and 0 \(record 0, its stat listed twice\)"),
+            ("sub_split", [sub], r"puts instance 'id0' \(train trial 0, split 'test', perturbation None\) in the "
+                                 r"sub-splits None and 'toxic' \(record 0\); HELM gives an instance one sub-split")]:
+        write_run(tmp_path / name, "v1", "a/m", "boolq", entries)
+        with pytest.raises(ValueError, match=where + msg):
+            read_helm_runs(tmp_path / name)
+        assert main(["select", str(tmp_path / name), "--budget", "2", "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("field, bad", [
+    ("train_trial_index", [0]), ("train_trial_index", "0"), ("train_trial_index", True),
+    ("train_trial_index", -1), ("train_trial_index", 0.0), ("instance_id", None), ("instance_id", {"id": 1}),
+    ("instance_id", False), ("perturbation", "typo"), ("perturbation", {"name": ["typo"]}),
+])
+def test_a_record_whose_key_is_not_helms_kind_is_refused_naming_it(tmp_path, capsys, field, bad):
+    """An instance id, train trial or perturbation HELM would not write (a list, text for a number, a negative trial)
+    is one error naming the file, the record and the field: unhashable ones raised TypeError, and "0" beside 0 was
+    read as two train trials."""
+    from effstats.cli import main
+
+    good = _entry("id1", 0, [_stat("exact_match", 1.0)])
+    if field == "perturbation":
+        entry = _entry("id0", 0, [_stat("exact_match", 0.0, perturbation=bad)], perturbation=bad)
+    else:
+        entry = {**_entry("id0", 0, [_stat("exact_match", 0.0)]), field: bad}
+    write_run(tmp_path, "v1", "a/m", "boolq", [good, entry, _entry("id0", 0, [_stat("exact_match", 1.0)])])
+    expected = {"train_trial_index": r"entry 1 \(id0\): train_trial_index is .*, expected a whole number >= 0",
+                "instance_id": r"entry 1: instance_id is .*, expected a string",
+                "perturbation": r"entry 1 \(id0\): the perturbation of 'exact_match' is .*, expected a JSON object "
+                                r"with a string name"}[field]
+    for kw in ({}, {"trials": "separate"}, {"split": None}):
+        with pytest.raises(ValueError, match=r"^path_or_paths: boolq:model=a_m/per_instance_stats\.json " + expected):
+            read_helm_runs(tmp_path, perturbation="typo" if field == "perturbation" else None, **kw)
+    assert main(["select", str(tmp_path), "--budget", "2", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "entry 1" in err, err
 
 
 def test_duplicate_runs_first_last_mean_error(tmp_path):

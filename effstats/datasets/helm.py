@@ -8,8 +8,9 @@
   ``/`` written ``_``);
 * ``per_instance_stats.json``: a list of ``{"instance_id": "id12", "train_trial_index": 0, "perturbation": {...}?,
   "stats": [{"name": {"name": "exact_match", "split": "test", "perturbation": {...}?}, "count": 1, "sum": 1.0,
-  "mean": 1.0, ...}, ...]}``, one entry per (instance, perturbation, train trial); keys whose value is None are
-  left out (an unperturbed instance has no ``perturbation``);
+  "mean": 1.0, ...}, ...]}``, one entry per (instance, perturbation, train trial) and metric class that scored it
+  (HELM reads an instance's entries merged); keys whose value is None are left out (an unperturbed instance has no
+  ``perturbation``);
 * ``scenario_state.json``, ``stats.json`` (aggregates) and others, which are not needed here.
 """
 from __future__ import annotations
@@ -240,14 +241,19 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
     entries = _load(d, _STATS, arg, text)
     if not isinstance(entries, list):
         raise ValueError(f"{arg}: {_shown(d, _STATS)} is not a list of per-instance records")
-    trials: dict[str, dict[Any, float]] = {}
-    origin: dict[tuple, tuple] = {}  # (instance, trial) -> the entry, split and perturbation its value came from
+    trials: dict[str, dict[int, float]] = {}
+    origin: dict[tuple, tuple] = {}  # (instance, trial) -> the entry, split, sub-split, perturbation and value read
     pairs = 0  # the key-value pairs of the records, stats, names and perturbations: repeated_key's count
     for k, e in enumerate(entries):
         if not isinstance(e, dict) or "instance_id" not in e or not isinstance(e.get("stats"), list):
             raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} is not a HELM per-instance record (instance_id, "
                              "stats)")
-        iid, trial = str(e["instance_id"]), e.get("train_trial_index", 0)
+        iid, trial = e["instance_id"], e.get("train_trial_index", 0)
+        if iid.__class__ is not str:
+            iid = _instance_id(iid, k, d, arg)
+        if trial.__class__ is not int or trial < 0:
+            raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} ({iid}): train_trial_index is {_plain(trial)!r}, "
+                             "expected a whole number >= 0 (HELM counts train trials from 0)")
         p = e.get("perturbation")
         pairs += len(e) + (len(p) if p.__class__ is dict else 0)
         for stat in e["stats"]:
@@ -264,7 +270,11 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
                 continue
             # the stat's own context, which HELM copies from the instance; the entry's as a fallback
             pert = nm["perturbation"] if "perturbation" in nm else e.get("perturbation")
-            seen["perturbation"].add(pert.get("name") if isinstance(pert, dict) else None)
+            if not (pert is None or isinstance(pert, dict) and isinstance(pert.get("name", ""), str)):
+                raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} ({iid}): the perturbation of {metric!r} is "
+                                 f"{_plain(pert)!r}, expected a JSON object with a string name (HELM's perturbation "
+                                 "description) or none")
+            seen["perturbation"].add(pert.get("name") if pert is not None else None)
             if not _matches(perturbation, pert):
                 continue
             v = _stat_value(stat)
@@ -279,11 +289,16 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
                     f"{_shown(d, _STATS)} has {v:g}"
                 )
             got = trials.setdefault(iid, {})
+            now = (k, nm.get("split"), nm.get("sub_split"), pert, float(v))
             if trial in got:
-                raise _repeated_stat(iid, trial, (k, nm.get("split"), pert), origin[iid, trial], metric, split,
-                                     perturbation, f"{arg}: {_shown(d, _STATS)}")
-            origin[iid, trial] = (k, nm.get("split"), pert)
-            got[trial] = float(v)
+                # HELM writes one record for each metric class that scored the (instance, perturbation, train
+                # trial), and reads them merged: one stat the same in two records is one value
+                if now[1:] != origin[iid, trial][1:]:
+                    raise _repeated_stat(iid, trial, now, origin[iid, trial], metric, split, perturbation,
+                                         f"{arg}: {_shown(d, _STATS)}")
+                continue
+            origin[iid, trial] = now
+            got[trial] = now[-1]
             seen["trial"].add(trial)
     key = repeated_key(text, entries, pairs)
     if key is not None:
@@ -291,11 +306,20 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
     return trials
 
 
-def _repeated_stat(iid: str, trial: Any, now: tuple, before: tuple, metric: str, split: str | None,
+def _instance_id(iid: Any, k: int, d: Path, arg: str) -> str:
+    """A record's instance id that is not a string: a whole number reads as its digits; anything else is refused."""
+    if iid.__class__ is int:
+        return str(iid)
+    raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k}: instance_id is {_plain(iid)!r}, expected a string (HELM's "
+                     "instance ids are like 'id12')")
+
+
+def _repeated_stat(iid: str, trial: int, now: tuple, before: tuple, metric: str, split: str | None,
                    perturbation: Any, where: str) -> ValueError:
-    """The error for two values of ``metric`` for one instance and train trial: which option picks one, or, when
-    they come from two records alike, the repeated record (no option picks one)."""
-    (k, sp, pert), (k0, sp0, pert0) = now, before
+    """The error for two values of ``metric`` for one instance and train trial (``now`` and ``before``: record,
+    split, sub-split, perturbation, value): which option picks one, or, when the records' contexts are alike, the
+    conflict no option resolves."""
+    (k, sp, sub, pert, v), (k0, sp0, sub0, pert0, v0) = now, before
     if sp != sp0:
         return ValueError(f"split: {iid} (train trial {trial}) has {metric!r} stats in the splits {sp0!r} and {sp!r} "
                           f"({where}); pass split= one of them")
@@ -303,10 +327,16 @@ def _repeated_stat(iid: str, trial: Any, now: tuple, before: tuple, metric: str,
         return ValueError(f"perturbation: {iid} (train trial {trial}) in {where} has several {metric!r} stats "
                           f"matching perturbation={perturbation!r} ({pert0!r} and {pert!r}); pass a dict of the "
                           "perturbation's fields that picks one")
-    twice = f"records {k0} and {k}" if k != k0 else f"record {k} (its stat listed twice)"
-    return ValueError(f"{where} repeats instance {iid!r} (train trial {trial}, split {sp!r}, perturbation "
-                      f"{pert!r}): {twice} both give {metric!r}; a run holds each instance once, so no option "
-                      "picks one: remove the repeated record (a file written twice or concatenated?)")
+    records = f"records {k0} and {k}" if k != k0 else f"record {k}"
+    if sub != sub0:
+        return ValueError(f"{where} puts instance {iid!r} (train trial {trial}, split {sp!r}, perturbation {pert!r}) "
+                          f"in the sub-splits {sub0!r} and {sub!r} ({records}); HELM gives an instance one sub-split, "
+                          "so no option picks one: remove the wrong stat")
+    twice = "" if k != k0 else ", its stat listed twice"
+    return ValueError(f"{where} repeats instance {iid!r} (train trial {trial}, split {sp!r}, perturbation {pert!r}) "
+                      f"with two values of {metric!r}, {v0:g} and {v:g} ({records}{twice}); HELM's records of one "
+                      "instance, perturbation and train trial agree, so no option picks one: remove the wrong record "
+                      "(a file written twice or concatenated?)")
 
 
 def _nothing_matched(metric: Any, split: str | None, perturbation: Any, trials: Any,
@@ -445,7 +475,10 @@ def read_helm_runs(
     ValueError
         Naming the argument: ``metric`` for values outside [0, 1] or a metric no run has, ``split`` /
         ``perturbation`` / ``trials`` when nothing matches them, ``path_or_paths`` for a Git LFS pointer, a truncated or
-        invalid JSON file, or several runs under ``duplicates="error"``.
+        invalid JSON file, a per-instance record whose instance id, train trial or perturbation is not HELM's kind,
+        two values of the metric for one instance, perturbation and train trial (HELM's records of one instance,
+        one for each metric class that scored it, agree where they repeat a stat), or several runs under
+        ``duplicates="error"``.
 
     Warns
     -----
