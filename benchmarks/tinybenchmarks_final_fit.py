@@ -43,13 +43,13 @@ def final_tol(tol: float) -> None:
     """The final IRT fit (not the validation fits) stopped at ``tol`` instead of ``irt_params``' (default 1e-6)."""
     fit_irt = TinyBenchmarks._fit_irt
 
-    def patched(self: TinyBenchmarks, Y: np.ndarray, d: int, what: str, *args: object) -> object:
+    def patched(self: TinyBenchmarks, Y: np.ndarray, d: int, what: str, *args: object, **kwargs: object) -> object:
         if what != "the final model":
-            return fit_irt(self, Y, d, what, *args)
+            return fit_irt(self, Y, d, what, *args, **kwargs)
         saved = self.irt_params
         self.irt_params = {**(saved or {}), "tol": tol}
         try:
-            return fit_irt(self, Y, d, what, *args)
+            return fit_irt(self, Y, d, what, *args, **kwargs)
         finally:
             self.irt_params = saved
 

@@ -143,6 +143,11 @@ class _SelectedHoldout:
         return np.abs(est - self.truth)
 
 
+def _digest(Y: np.ndarray) -> Any:
+    """The SHA-1 of the boolean matrix Y's packed bits (the key of its fits in the caches)."""
+    return hashlib.sha1(np.packbits(Y, axis=None).tobytes())
+
+
 def _one_se_choice(errors: np.ndarray, grid: tuple[int, ...]) -> int:
     """The smallest dimension whose mean error over the held-out models is within one standard error of the best
     one's, the standard error that of the paired per-model differences (``errors``: models × dimensions)."""
@@ -458,31 +463,37 @@ class TinyBenchmarks(_SubsetEstimator):
                 raise ValueError(f"gp_lambda: expected a number in [0, 1] or None, got {lam!r}")
         return selection, estimator, grid, ability
 
-    def _fit_irt(self, Y: np.ndarray, d: int, what: str, missing: np.ndarray | None = None) -> IRT2PL:
+    def _fit_irt(self, Y: np.ndarray, d: int, what: str, missing: np.ndarray | None = None, *,
+                 data: str | None = None, keys: list | None = None) -> IRT2PL:
         """IRT2PL(d) on Y (``missing`` cells left out of the likelihood), from the cache when the same matrix was
-        fitted with the same settings; warns (once per call, saying which fit) when the fit did not converge."""
-        return self._fit_irts(Y, (d,), what, missing)[d]
+        fitted with the same settings; warns (once per call, saying which fit) when the fit did not converge.
+        ``data`` and ``keys`` as in :meth:`_fit_irts`."""
+        return self._fit_irts(Y, (d,), what, missing, data=data, keys=keys)[d]
 
-    def _fit_irts(self, Y: np.ndarray, dims: tuple[int, ...], what: str,
-                  missing: np.ndarray | None = None) -> dict[int, IRT2PL]:
+    def _fit_irts(self, Y: np.ndarray, dims: tuple[int, ...], what: str, missing: np.ndarray | None = None, *,
+                  data: str | None = None, keys: list | None = None) -> dict[int, IRT2PL]:
         """IRT2PL(d) on Y for each d of ``dims`` (as :meth:`_fit_irt`), each with ``n_jobs`` processes (a joint fit
-        of a large matrix shares its passes over the items among them)."""
-        data = hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest()
+        of a large matrix shares its passes over the items among them).
+
+        ``data``: the hex SHA-1 of Y's packed bits (then of ``missing``'s, when given), where the caller has it
+        (:meth:`fit` hashes its matrix once for its own key); ``keys``: a list that the cache keys of the fits
+        are appended to."""
+        if data is None:
+            data = _digest(Y).hexdigest() + ("" if missing is None else _digest(missing).hexdigest())
         if missing is not None:
-            data += hashlib.sha1(np.packbits(missing, axis=None).tobytes()).hexdigest()
             Y = np.where(missing, np.nan, Y)
         cache = TinyBenchmarks._fit_cache
-        fits, keys, todo = {}, {}, []
+        fits, key, todo = {}, {}, []
         for d in dims:
             irt = IRT2PL(d, **{**(self.irt_params or {}), "n_jobs": self.n_jobs})
             irt._sweep_dtype = np.float32  # the same sweeps and estimates to about 1e-6, in 70 % of the time
             # n_jobs is left out of the key: the estimates do not depend on it
-            keys[d] = (Y.shape, data, d, tuple(sorted((k, v) for k, v in irt.get_params().items() if k != "n_jobs")))
-            if isinstance(getattr(self, "_irt_keys", None), list):
-                self._irt_keys.append(keys[d])
-            if keys[d] in cache:
-                cache.move_to_end(keys[d])
-                fits[d] = cache[keys[d]]
+            key[d] = (Y.shape, data, d, tuple(sorted((k, v) for k, v in irt.get_params().items() if k != "n_jobs")))
+            if keys is not None:
+                keys.append(key[d])
+            if key[d] in cache:
+                cache.move_to_end(key[d])
+                fits[d] = cache[key[d]]
             else:
                 fits[d] = irt
                 todo.append(irt)
@@ -495,8 +506,8 @@ class TinyBenchmarks(_SubsetEstimator):
             for irt in todo:
                 irt.fit(Y)
         for d in dims:
-            if keys[d] not in cache:
-                cache[keys[d]] = fits[d]
+            if key[d] not in cache:
+                cache[key[d]] = fits[d]
                 if len(cache) > self._CACHE_SIZE:
                     cache.popitem(last=False)
             # each fit its own copy: one estimator's irt_ edited in place or refitted leaves the cache and the
@@ -517,7 +528,8 @@ class TinyBenchmarks(_SubsetEstimator):
             )
 
     def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
-                       missing: np.ndarray | None = None, launch: Any = None) -> tuple[int, dict, float]:
+                       missing: np.ndarray | None = None, launch: Any = None, *, digest: bytes | None = None,
+                       keys: list | None = None) -> tuple[int, dict, float]:
         """The dimension choice: train on all source models but every fifth, then score each candidate on the
         held-out ones, and return the chosen dimension, the error of each, and the chosen one's reference error
         on all items (λ's bias term).
@@ -538,7 +550,8 @@ class TinyBenchmarks(_SubsetEstimator):
 
         ``launch`` (given by :meth:`fit`, which runs its own anchor k-means in a process beside the fits) is called
         before the fits with the selected rule's anchor-corr k-means runs, which need no fit, and returns them
-        started in that process, first (their results kept in the anchors' cache, where the draws find them)."""
+        started in that process, first (their results kept in the anchors' cache, where the draws find them).
+        ``digest``: the SHA-1 of Y's packed bits, where the caller has it; ``keys``: as in :meth:`_fit_irts`."""
         m, n = Y.shape
         val = np.arange(0, m, 5)
         train = np.setdiff1d(np.arange(m), val)
@@ -548,7 +561,7 @@ class TinyBenchmarks(_SubsetEstimator):
             )
         k = self.validation_items
         cols = None
-        seed = np.frombuffer(hashlib.sha1(np.packbits(Y, axis=None).tobytes()).digest(), np.uint32)
+        seed = np.frombuffer(_digest(Y).digest() if digest is None else digest, np.uint32)
         if k is not None and k < n:
             obs = None if missing is None else ~missing
             p = Y.mean(0) if obs is None else np.where(obs, Y, 0).sum(0) / np.maximum(obs.sum(0), 1)
@@ -568,7 +581,7 @@ class TinyBenchmarks(_SubsetEstimator):
                            if selected and self.selection == "anchor-corr" else [])
         # the sample's fits converge as tightly as the final fit: stopped at tol=1e-4, the 15-dimensional fit on
         # 4,000 ImageNet items lost the margin by which all items choose it
-        fits = self._fit_irts(Ys[train], grid, "validation", None if Ms is None else _some(Ms[train]))
+        fits = self._fit_irts(Ys[train], grid, "validation", None if Ms is None else _some(Ms[train]), keys=keys)
         if selected:
             for run in early:  # into the anchors' cache
                 run.result()
@@ -584,7 +597,8 @@ class TinyBenchmarks(_SubsetEstimator):
         irt = fits[chosen]
         if irt.method_ != "jml":  # the 1-D marginal-ML fit: cheap enough to fit on all items
             return chosen, errors, full.error(self._fit_irt(Y[train], chosen, "validation",
-                                                            None if missing is None else _some(missing[train])))
+                                                            None if missing is None else _some(missing[train]),
+                                                            keys=keys))
         # the item step of the joint fit at its abilities, in its own coordinates (where the priors apply), then
         # the fit's canonical rotation, which depends on the abilities alone for d > 1
         W = None if missing is None else (~missing[train]).astype(float)
@@ -660,11 +674,11 @@ class TinyBenchmarks(_SubsetEstimator):
         need_irt = selection == "anchor-irt" or estimator != "weighted"
         self.irt_, self.n_dims_, self.validation_errors_, self.validation_error_ = None, None, {}, np.nan
         started = launch = None
-        fitted = (hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest(),
-                  None if miss is None else hashlib.sha1(np.packbits(miss, axis=None).tobytes()).hexdigest(),
+        digest = _digest(Y)  # hashed once: the key of this fit, the validation's seed, the final fit's cache key
+        fitted = (digest.hexdigest(), None if miss is None else _digest(miss).hexdigest(),
                   repr(sorted((k, v) for k, v in self.get_params().items() if k != "random_state")))
         cached = fitted in self._fitted and all(key in self._fit_cache for key in self._fitted[fitted])
-        self._irt_keys: list = []  # the keys of the IRT fits this fit uses (_fit_irts)
+        irt_keys: list = []  # the cache keys of the IRT fits this fit uses (_fit_irts appends them)
         if selection == "anchor-corr" and need_irt and (self.n_jobs or _cpus()) > 1 and not cached:
             # the k-means needs no IRT fit (and the fits draw nothing from rng): a large one runs meanwhile in a
             # process of its own, after the validation's anchor-corr k-means runs (which need no fit either)
@@ -682,12 +696,13 @@ class TinyBenchmarks(_SubsetEstimator):
                 # the dimension and λ of the fit on all sources: _fold_params).
                 if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
                     self.n_dims_, self.validation_errors_, self.validation_error_ = self._validate_dims(
-                        Y, grid, ability, miss, launch)
+                        Y, grid, ability, miss, launch, digest=digest.digest(), keys=irt_keys)
                 else:
                     self.n_dims_ = grid[0]
                 if launch is not None and started is None:
                     launch([])
-                self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
+                self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss,
+                                          data=fitted[0] + ("" if miss is None else fitted[1]), keys=irt_keys)
         except BaseException:
             if started is not None:
                 started.cancel()
@@ -728,7 +743,7 @@ class TinyBenchmarks(_SubsetEstimator):
                     p = src.model_means("source_outputs")
                     v = (p * (1 - p)).mean() / (c * k)
                 self.lambda_ = float(b**2 / (b**2 + v)) if b**2 + v > 0 else 1.0
-        TinyBenchmarks._fitted[fitted] = tuple(self.__dict__.pop("_irt_keys"))
+        TinyBenchmarks._fitted[fitted] = tuple(irt_keys)
         TinyBenchmarks._fitted.move_to_end(fitted)
         if len(TinyBenchmarks._fitted) > self._CACHE_SIZE:
             TinyBenchmarks._fitted.popitem(last=False)
