@@ -8,8 +8,9 @@ message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.work
 as plain Python values (every module's errors and warnings), whether a table's cell
 reads as a number (:mod:`effstats.datasets`), where child processes find their data and their Python
 (:mod:`effstats.irt`, :mod:`effstats.disco`), writing a file atomically (:mod:`effstats.workflow`,
-:mod:`effstats.reliability`), and competition ranks along an axis (:mod:`effstats.reliability`, the
-published-aggregate detection). The package's other internal
+:mod:`effstats.reliability`), competition ranks along an axis (:mod:`effstats.reliability`, the
+published-aggregate detection), and a digest of arrays for cache keys (:mod:`effstats.disco`'s run memo and ridge
+fits). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
 (the subset estimators' shared base), ``effstats._subset_results`` (their result and its intervals) and
 ``effstats._range`` (out-of-range flags).
@@ -656,6 +657,30 @@ def memory_limit() -> int | None:
     except (ImportError, AttributeError, ValueError, OSError):
         pass
     return min(limits) if limits else None
+
+
+def array_digest(*arrays: Any) -> str:
+    """A digest of numeric arrays for a cache key: each one's dtype and shape, then its bytes in C order, so that
+    equal arrays give one digest whatever their memory layout, and the same bytes under another dtype or shape
+    (int32 ``[12, 0]`` and int64 ``[12]``) or cut between the arrays elsewhere give another.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(6.0).reshape(2, 3)
+    >>> array_digest(a, 0.5) == array_digest(np.asfortranarray(a), 0.5)
+    True
+    >>> array_digest(np.array([12, 0], dtype=np.int32)) == array_digest(np.array([12], dtype=np.int64))
+    False
+    """
+    import hashlib
+
+    h = hashlib.sha1()
+    for a in arrays:
+        a = np.asarray(a)
+        h.update(repr((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 class RepeatedKeyError(ValueError):

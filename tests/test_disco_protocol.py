@@ -3,9 +3,12 @@ simulated splits, the method chooser, the one-protocol comparison, the newest-k 
 import math
 import warnings
 
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
 
 from effstats import ResponseMatrix, chronological_split, random_split
 from effstats._results import ConfidenceInterval
@@ -293,6 +296,28 @@ def test_run_protocol_keeps_splits_of_other_dtypes_apart():
     run_protocol({"anchor": AnchorCorr(20)}, rm, two, seeds=[0])
     with pytest.raises(ValueError, match="need at least 2 source models, got 1"):
         run_protocol({"anchor": AnchorCorr(20)}, rm, one, seeds=[0])
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_array_digest_is_equal_exactly_for_arrays_of_one_dtype_shape_and_bytes(data):
+    """The key of run_protocol's memo and of AIPW's ridge fits against the brute-force key, the arrays' (dtype,
+    shape, C-order bytes): equal digests exactly where those are equal, whatever the memory layout, however the
+    same bytes are cut between the arrays or read under another dtype."""
+    from effstats._shared import array_digest
+
+    dtypes = st.sampled_from([np.int32, np.int64, np.float64, np.bool_])
+    shapes = hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)
+    arrays = st.lists(dtypes.flatmap(lambda dt: hnp.arrays(dt, shapes, elements=st.integers(0, 2).map(dt))),
+                      min_size=1, max_size=3)
+    a, b = data.draw(arrays), data.draw(arrays)
+    if data.draw(st.booleans()):  # the same numbers in other memory: a Fortran-order copy, a strided view
+        b = [np.asfortranarray(x) if x.ndim > 1 else np.repeat(x, 2)[::2] if x.ndim else x.copy() for x in a]
+    brute = [(x.dtype.str, x.shape, x.tobytes()) for x in a] == [(x.dtype.str, x.shape, x.tobytes()) for x in b]
+    assert (array_digest(*a) == array_digest(*b)) == brute
+    same_bytes = np.array([12, 0], np.int32)  # the bytes of int64 [12]
+    assert array_digest(same_bytes) != array_digest(np.array([12], np.int64))
+    assert array_digest([1, 2], [3]) != array_digest([1], [2, 3])
 
 
 def test_run_protocol_fits_the_folds_of_the_default_and_the_power_tuned_aipw_once(monkeypatch):

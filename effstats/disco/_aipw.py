@@ -60,6 +60,7 @@ import pandas as pd
 from scipy import linalg, special
 from sklearn.base import clone, is_classifier
 
+from .._shared import array_digest
 from .._subset import _collapsed_strata, _impute, _item_groups, _SubsetEstimator
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng, is_zero_one
 from ._selection import select_random
@@ -400,7 +401,7 @@ class AIPW(_SubsetEstimator):
         store = getattr(self, "_ridge_fits", None)
         if store is None or self._regressor is not None or type(self)._fit_f is not AIPW._fit_f:
             return self._fit_f(X, Y)
-        key = _ridge_key(X, Y, self._alpha, self._stratum_sums, self.stratum_sizes_)
+        key = array_digest(X, Y, self._alpha, self._stratum_sums, self.stratum_sizes_)
         if key not in store:
             store[key] = self._fit_f(X, Y)
         return store[key]
@@ -587,18 +588,6 @@ def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
         if not why:
             raise
         raise ValueError(f"{exc} ({'; '.join(why)})") from None
-
-
-def _ridge_key(*parts: Any) -> str:
-    """A digest of the numbers a ridge fit depends on (arrays by dtype, shape and bytes; the penalty by its repr)."""
-    import hashlib
-
-    h = hashlib.sha1()
-    for p in parts:
-        a = np.ascontiguousarray(p)
-        h.update(repr((a.dtype.str, a.shape)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
 
 
 def _deal_folds(h_sel: np.ndarray, k_folds: int, rng: np.random.Generator) -> np.ndarray:

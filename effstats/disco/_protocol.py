@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._shared import _cpus, _Forked
+from .._shared import _cpus, _Forked, array_digest
 from .._subset_results import PredictionMetrics, prediction_metrics
 from .._validation import check_array, check_positive_int
 from ..responses import ResponseMatrix
@@ -233,7 +233,7 @@ def run_protocol(
             est.set_params(random_state=seed)
         key = _params_key(est)
         mk = None if key is None or state is None else (
-            key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level)
+            key, state, array_digest(sp.source, sp.target, s), confidence_level)
         if mk is not None and mk in memo:
             where[sn, mn, seed] = (mk, None)
         elif mk is not None and mk in pending:  # the same settings twice in this call: computed once
@@ -397,13 +397,6 @@ def _unchangeable(responses: ResponseMatrix) -> bool:
                                        responses.predictions) if a is not None)
 
 
-def _array_key(a: Any) -> tuple:
-    """An array's part of a memo key: its dtype and shape with its bytes (the bytes of int32 ``[12, 0]`` are those
-    of int64 ``[12]``)."""
-    a = np.asarray(a)
-    return a.dtype.str, a.shape, a.tobytes()
-
-
 def _memo_state(responses: ResponseMatrix) -> str | None:
     """What may change of ``responses`` between calls: a digest of its model and item metadata (plain frames, which
     a caller may edit in place, and ``stratify`` reads), part of every key of the memo; None (nothing kept) where
@@ -427,7 +420,7 @@ def _apply(responses: ResponseMatrix, sp: ModelSplit, state: str | None) -> tupl
     if state is None:
         return sp.apply(responses)
     splits = _entry(responses)["splits"]
-    key = (state, _array_key(sp.source), _array_key(sp.target))
+    key = (state, array_digest(sp.source, sp.target))
     if key in splits:
         splits[key] = splits.pop(key)  # the last used last: a split asked for in every call stays
     else:
