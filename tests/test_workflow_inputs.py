@@ -466,9 +466,9 @@ def test_one_task_drawn_at_random_gives_a_model_alike_on_every_chosen_item_the_e
     np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [edge, 1.0, 0.0, 1 - edge], atol=1e-12)
 
 
-def _tasks_selection(n_tasks: int, task_items: int = 200, budget: int = 60):
-    """The default selection of ``budget`` items from 29 reference models' 0/1 results on tasks of ``task_items``
-    items."""
+def _tasks_selection(n_tasks: int, task_items: int = 200, budget: int = 60, **kw):
+    """The default selection (or ``select``'s ``kw``'s) of ``budget`` items from 29 reference models' 0/1 results on
+    tasks of ``task_items`` items."""
     from effstats import ResponseMatrix
     from effstats.workflow import select
 
@@ -477,7 +477,7 @@ def _tasks_selection(n_tasks: int, task_items: int = 200, budget: int = 60):
     diff = g.normal(size=n_items)
     v = (g.random((29, n_items)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
     items = [f"t{t}/{j}" for t in range(n_tasks) for j in range(task_items)]
-    return select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), budget, seed=0)
+    return select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), budget, seed=0, **kw)
 
 
 @pytest.mark.parametrize("n_tasks", [1, 2])
@@ -561,6 +561,38 @@ def test_constant_graded_results_against_a_zero_one_reference_are_announced_and_
     assert float(est.standard_error[0]) > 0
     frame = est.to_frame()
     assert frame["rank_high"].iloc[0] > frame["rank_low"].iloc[0]
+
+
+@pytest.mark.parametrize("method", ["stratified-aipw", "sortsearch"])
+def test_a_graded_score_on_an_item_not_chosen_leaves_the_chosen_zero_one_results_zero_one(method):
+    """0/1 or graded is decided on the items an estimate reads (graded_cells, one test): a 0.5 on an item the
+    selection did not choose, left out by restrict_to_manifest, gives the estimate and interval of the results
+    without it (the combination of two tasks took the graded interval, and Sort & Search refused the results as
+    graded scores without an example); a 0.5 on a chosen item is graded, and Sort & Search's refusal names it."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate
+
+    sel = _tasks_selection(2, method=method)
+    chosen = list(sel.items)
+    other = next(f"t{t}/{j}" for t in range(2) for j in range(200) if f"t{t}/{j}" not in set(chosen))
+    vals = np.zeros((2, len(chosen) + 1))
+    vals[0, ::3] = vals[1, :40] = 1.0
+    zero_one = estimate(sel, ResponseMatrix(vals[:, :-1], model_ids=["a", "b"], item_ids=chosen))
+    vals[:, -1] = 0.5
+    new = ResponseMatrix(vals, model_ids=["a", "b"], item_ids=chosen + [other])
+    assert new.kind == "score"
+    got = estimate(sel, new, restrict_to_manifest=True)
+    for a, b in [(got.statistic, zero_one.statistic), *zip(got.confidence_interval(0.95),
+                                                           zero_one.confidence_interval(0.95))]:
+        np.testing.assert_array_equal(a, b)
+    vals[0, 0] = 0.5
+    graded = ResponseMatrix(vals[:, :-1], model_ids=["a", "b"], item_ids=chosen)
+    if method == "sortsearch":
+        with pytest.raises(ValueError, match=r"^new_results: graded scores \(e\.g\. 0\.5\), not 0/1 correctness"):
+            estimate(sel, graded)
+    else:
+        with pytest.warns(UserWarning, match=r"^new_results: model 'a' has graded scores \(e\.g\. 0\.5 on item "):
+            assert estimate(sel, graded).confidence_interval(0.95).low[0] != zero_one.confidence_interval(0.95).low[0]
 
 
 def test_lm_eval_logs_of_one_task_with_graded_values_warn_naming_the_task(bench, tmp_path, capsys):

@@ -23,9 +23,20 @@ from ._io import known_ids
 from ._tasks import _TaskFit, design_methods
 
 
+def graded_cells(values: np.ndarray) -> np.ndarray:
+    """The cells of ``values`` (float, NaN where missing) that hold a graded score: finite, neither 0 nor 1.
+
+    A matrix's 0/1 results are exact once read (its reading snaps floating-point noise, unless a value far from
+    both makes it graded, when none moves), so this is :func:`effstats._validation.is_zero_one`'s answer cell by
+    cell; the one test of graded results on the items an estimate reads (the chosen ones).
+    """
+    return np.isfinite(values) & (values != 0) & (values != 1)
+
+
 def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: ResponseMatrix | None = None
               ) -> ResponseMatrix:
-    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells.
+    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells. Its kind is that
+    of its results there: graded scores on items not chosen leave 0/1 results on the chosen ones 0/1.
 
     Every per-cell array comes along for the methods whose item signature uses it: the class probabilities
     (lm-eval's log-likelihoods, as wide as the reference's; an item without a column gets a uniform distribution),
@@ -59,8 +70,10 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
         if reference is not None and reference.labels is not None and not ok.all():
             pos = reference.item_ids.get_indexer(items[~ok])
             labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
+    graded = new.kind != "binary" and graded_cells(np.where(miss, np.nan, vals)).any()
     with known_ids():  # the manifest's items, and the results' ids, were warned about when read
-        return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
+        return ResponseMatrix(vals, kind="score" if graded else "binary", missing=miss if miss.any() else None,
+                              probabilities=proba,
                               labels=labels, predictions=pred, model_ids=new.model_ids, item_ids=items,
                               models=new.models, items=new.items.reindex(items))
 
@@ -234,7 +247,7 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
             msg = str(exc)
             if "binary correctness is required" in msg:
                 vals = sub.values_with_nan()
-                odd = np.flatnonzero(np.isfinite(vals) & (vals != 0) & (vals != 1))
+                odd = np.flatnonzero(graded_cells(vals))
                 eg = f" (e.g. {vals.flat[odd[0]]:g})" if odd.size else ""
                 msg = (f"new_results: graded scores{eg}, not 0/1 correctness; the selection's method {f.method!r} "
                        "estimates from 0/1 results like the reference models': give the new results with the "
@@ -343,16 +356,17 @@ def _models(ids: pd.Index) -> str:
 def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, weights: str = "items",
              reference: ResponseMatrix | None = None) -> tuple["_Combined", list[_TaskResult]]:
     w = _task_weights(tasks, weights)
-    parts = []
+    parts, binary = [], True
     for t, f in fits.items():
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
         sub = _on_items(new, f.items, t, reference)
+        binary &= sub.kind == "binary"
         part = _task_result(t, float(w[t]), f, sub, int((tasks == t).sum()))
         parts.append(part if reference is None else _score_range_flags(part, reference, (tasks == t).to_numpy(),
                                                                        new.model_ids, sub))
-    return _Combined(parts, new.kind == "binary"), parts
+    return _Combined(parts, binary), parts
 
 
 def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndarray, ids: pd.Index,

@@ -18,7 +18,7 @@ from ..responses import ResponseMatrix
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance, protocol_note
 from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _count_task_se, _degenerate,
-                       _design_rows, _interval_se, _pick_name, _TaskResult, warn_unobserved_strata)
+                       _design_rows, _interval_se, _pick_name, _TaskResult, graded_cells, warn_unobserved_strata)
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._refit import _refit
 from ._select import Selection, _observed_scores
@@ -906,11 +906,6 @@ def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, in
         if i in got:
             seen.add(t)
     return {t: n for t, n in size.items() if t not in seen}
-
-
-def graded_cells(values: np.ndarray) -> np.ndarray:
-    """The cells of ``values`` (float, NaN where missing) that hold a graded score: finite, neither 0 nor 1."""
-    return np.isfinite(values) & (values != 0) & (values != 1)
 
 
 def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stacklevel: int = 3) -> bool:

@@ -15,7 +15,8 @@ from .._escape import csv_safe
 from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._estimate import (graded_cells, lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins,
+from ._combine import graded_cells
+from ._estimate import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins,
                         str_id_set, warn_graded_against_binary)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
