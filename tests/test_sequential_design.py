@@ -101,11 +101,15 @@ def test_grid_points_integrate_normal_density():
 @pytest.mark.parametrize("theta", [0.0, 3.2])
 @pytest.mark.parametrize("i1, i2", [(0.2, 0.4), (0.6, 0.8), (0.05, 0.5), (0.9, 0.91)])
 @pytest.mark.parametrize("lo, hi", [(-20.0, 20.0), (-6.24, 2.9), (-1.0, 3.0), (0.5, 2.2)])
-def test_kernel_product_matches_the_direct_kernel(theta, i1, i2, lo, hi):
+def test_kernel_product_matches_the_direct_kernel(theta, i1, i2, lo, hi, monkeypatch):
     """The look-to-look kernel's product with the sub-density, its rows on the grid's equally spaced middle factored
-    (``r`` given), is the direct kernel's to 1e-13 relative: on grids under H0 and at a drift, one- and two-sided,
-    and where a look adds a sliver of information (the factors' exponents too large: the direct kernel)."""
+    (``r`` given; on every CPU, including those where the direct kernel is the default), is the direct kernel's to
+    1e-13 relative: on grids under H0 and at a drift, one- and two-sided, and where a look adds a sliver of
+    information (the factors' exponents too large: the direct kernel)."""
+    from effstats.sequential import _recursion
     from effstats.sequential._recursion import _RT2PI_H, _grid_run, _h1, _hupdate
+
+    monkeypatch.setattr(_recursion, "_FACTOR_KERNELS", True)
 
     rt1, rt2, dk = i1 ** 0.5, i2 ** 0.5, i2 - i1
     z1, w1 = gridpts(18, theta * rt1, lo, hi)
@@ -120,6 +124,25 @@ def test_kernel_product_matches_the_direct_kernel(theta, i1, i2, lo, hi):
     if not theta and lo == -hi:  # symmetric bounds under H0: the half kernel of the rows z2 >= 0, mirrored
         np.testing.assert_allclose(_hupdate(0.0, w1, i1, z1, h, i2, z1, sym=True, r=18), _hupdate(
             0.0, w1, i1, z1, h, i2, z1), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("tt", [1, 2, 3, 4, 5, 6])
+def test_designs_with_factored_kernels_match_the_direct_kernels(tt, monkeypatch):
+    """The kernels' factored rows (the default where numpy's exp is scalar) and the direct kernels (the default where
+    it is vectorised) give the same designs: bounds, information and crossing probabilities to 1e-12 relative."""
+    from effstats.sequential import _recursion
+
+    kw = dict(k=5, test_type=tt, alpha=0.05 if tt == 2 else 0.025, beta=0.1, spending="hsd", spending_param=-4.0,
+              timing=[0.15, 0.4, 0.6, 0.8, 1.0])
+    if tt > 2:
+        kw.update(lower_spending="hsd", lower_param=-2.0)
+    got = {}
+    for factored in (False, True):
+        monkeypatch.setattr(_recursion, "_FACTOR_KERNELS", factored)
+        d = design(**kw)
+        got[factored] = [d.upper, d.information, d.upper_prob] + ([] if tt < 3 else [d.lower, d.lower_prob])
+    for direct, factored in zip(got[False], got[True]):
+        np.testing.assert_allclose(factored, direct, rtol=1e-12, atol=1e-15)
 
 
 def test_zeroin_finds_roots_like_brent():

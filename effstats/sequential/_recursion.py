@@ -186,9 +186,23 @@ def _outer_diff(u: np.ndarray, u_scale: float, rows: np.ndarray) -> np.ndarray:
     return left.T @ rows
 
 
-# The rows of a kernel on the grid's equally spaced middle are factored (:func:`_run_dot`) where that saves at least
-# this many kernel entries: an entry costs one exp (~5 ns where numpy's exp is not vectorised, as on CPUs without
-# AVX-512), the factored product about 15 more numpy calls than the direct kernel's
+
+
+def _vector_exp() -> bool:
+    """Whether numpy's float64 ``exp`` runs in SIMD on this CPU: numpy vectorises it with AVX-512 only (numpy's
+    loops_exponent_log dispatch), elsewhere it calls the C library's scalar ``exp`` element by element."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__  # numpy 2
+    except ImportError:
+        from numpy.core._multiarray_umath import __cpu_features__
+    return bool(__cpu_features__.get("AVX512F"))
+
+
+# The kernels' rows on the grid's equally spaced middle are factored (:func:`_run_dot`) only where numpy's exp is
+# scalar: an entry's exp then costs ~5 ns, which the factored product saves for about 15 more numpy calls; with a
+# vectorised exp (~0.5 ns an entry) those calls cost more than the exp they save, and the direct kernel is faster
+_FACTOR_KERNELS = not _vector_exp()
+# ... and where that saves at least this many kernel entries
 _RUN_SAVED_MIN = 3000
 # ... and where its factors' exponents stay below this: no overflow, and their rounding error (the exponent times the
 # machine epsilon) under 4e-14 of an entry
@@ -296,11 +310,14 @@ def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndar
     built here when None.
 
     ``r``: the grid size of ``z2`` (from :func:`gridpts` centred at ``theta sqrt(i2)``); given, the rows on the grid's
-    equally spaced middle enter the product by :func:`_run_dot` (to ~1e-14 relative of the direct kernel's).
+    equally spaced middle enter the product by :func:`_run_dot` (to ~1e-14 relative of the direct kernel's) where
+    numpy's exp is scalar (``_FACTOR_KERNELS``); elsewhere the direct kernel is the faster one, and ``r`` is unused.
     """
     dk = i2 - i1
     rtd = dk ** 0.5
     r2 = i2 ** 0.5 / rtd
+    if not _FACTOR_KERNELS:
+        r = None
     # x = (z2 sqrt(I2) - z1 sqrt(I1) - theta dk) / sqrt(dk), built in place: this m2 x m1 kernel is the hot spot
     if rows is None:
         rows = _shift_rows(z1, (i1 ** 0.5) / rtd)
