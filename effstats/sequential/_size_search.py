@@ -145,23 +145,23 @@ def _tilted(p: dict, eta: float, looks: bool = False):
     rows = coef @ v
     lr, x, dlr = rows
     if d:
-        np.exp(lr, out=lr)
+        np.exp(lr, lr)  # (output positionally: see _recursion)
         lr *= p["h"]
     else:  # the pass's own drift: likelihood ratio 1
         lr = p["h"]
     x0 = eta * rt1 - b1
     if looks:
         both = rows[1:]  # the upper and the lower crossings at once
-        ndtr(both, out=both)
+        ndtr(both, both)
         both *= lr
         up, lo = np.add.reduceat(both, p["starts"], axis=1).tolist()
         return [_ndtr1(x0)] + up, [_ndtr1(a1 - eta * rt1)] + lo
     # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
     dens = x * x
     dens *= _mhalf(dens.size)
-    np.exp(dens, out=dens)
+    np.exp(dens, dens)
     dens *= p["rdt_c"]
-    cdf = ndtr(x, out=x)
+    cdf = ndtr(x, x)
     dlr *= cdf
     dlr += dens
     # the crossing probabilities and the derivative's terms are adjacent rows: one matrix-vector product for both
