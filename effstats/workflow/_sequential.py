@@ -16,8 +16,8 @@ from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
-from ._estimate import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins,
-                        str_id_set, warn_graded_against_binary)
+from ._new_results import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins, str_id_set,
+                           warn_graded_against_binary)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, kept_reference, output_dir, read_new_results,

@@ -1,0 +1,202 @@
+"""Checks of a new model's results against the items they should answer, for :func:`effstats.workflow.estimate`
+and a sequential run's looks: results given transposed, ids that differ from the manifest's only by Unicode
+normalisation or by characters that print alike, whole tasks without a result (not run, or every document failed),
+and graded scores against a reference of 0/1 results. Each says what the user gave and what to give instead."""
+from __future__ import annotations
+
+import unicodedata
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .._shared import _plain
+from ..responses import ResponseMatrix
+from ._combine import graded_cells
+from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
+
+if TYPE_CHECKING:
+    from ._select import Selection
+
+
+def _refuse_transposed_results(new: ResponseMatrix, chosen: pd.Index, rm: ResponseMatrix) -> None:
+    """Raise when the new results hold items as rows (a transposed table): ids of the manifest's items as models."""
+    as_models = new.model_ids.astype(str).intersection(chosen.astype(str))
+    as_items = new.item_ids.astype(str).intersection(rm.model_ids.astype(str))
+    if len(as_models) or len(as_items):
+        shown = (f"its models include the manifest's items {_plain(as_models[:3])}" if len(as_models) else
+                 f"its items include the reference models {_plain(as_items[:3])}")
+        raise ValueError(f"new_results: looks transposed ({shown}); expected one row per model and one column per "
+                         "item (or a long table with columns 'model', 'item' and 'score')")
+
+
+def _id_hint(new_ids: pd.Index, chosen: pd.Index) -> str:
+    """When no result id is a manifest id, how the manifest names its items."""
+    if len(new_ids.intersection(chosen)) or not len(chosen) or not len(new_ids):
+        return ""
+    return f" (the manifest names its items like {_plain(chosen[0])!r}; the results like {_plain(new_ids[0])!r})"
+
+
+def _form(text: str) -> str:
+    """The Unicode normalisation form ``text`` is in (NFC where it is in both, as plain ASCII is)."""
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)), "neither NFC nor NFD")
+
+
+def str_id_set(known: Any) -> set[str]:
+    """The ids among ``known`` that are strings, as a set: what :func:`refuse_unicode_twins` looks new ids up in."""
+    return {i for i in known if isinstance(i, str)}
+
+
+def refuse_unicode_twins(ids: Any, known: Any, where: str, seen: set[str] | None = None) -> None:
+    """Raise when ids of the results that are not among ``known`` (the ids of ``where``: the manifest, the run) equal
+    one of them but for Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD, as macOS file names
+    and some tokenisers write it): they print alike, so the message shows both as escapes and names the forms.
+    ``seen``, when given, is ``str_id_set(known)`` kept by the caller (a run checks every batch against the same
+    ids); ``known`` is then read only when some id of the results is not among them."""
+    if seen is None:
+        seen = str_id_set(known)
+    strange = [i for i in dict.fromkeys(ids) if isinstance(i, str) and i not in seen]
+    if not strange or not seen:
+        return
+    known = [i for i in known if isinstance(i, str)]
+    if unicodedata.is_normalized("NFC", "\n".join(strange)) and unicodedata.is_normalized("NFC", "\n".join(known)):
+        return  # distinct ids in NFC stay distinct in NFC: no twin (the common case, checked without a loop)
+    nfc = {unicodedata.normalize("NFC", i): i for i in known}
+    twins = [(i, nfc[unicodedata.normalize("NFC", i)]) for i in strange if unicodedata.normalize("NFC", i) in nfc]
+    if twins:
+        theirs, ours = twins[0]
+        raise ValueError(f"new_results: {len(twins)} item id(s) differ from {where}'s only by Unicode normalisation, "
+                         f"e.g. {_plain(theirs)!r}, written {ascii(_plain(theirs))} ({_form(theirs)}), is "
+                         f"{_plain(ours)!r} in {where}, written {ascii(_plain(ours))} ({_form(ours)}); normalise "
+                         f"the results' ids with unicodedata.normalize({_form(ours)!r}, id)")
+
+
+# characters that print like "/" (Unicode's confusables of U+002F that NFKC keeps apart): a result id written
+# with one of them is a different id that looks the same
+_SLASHES = dict.fromkeys(map(ord, "\u1735\u2041\u2044\u2215\u2571\u27cb\u29f8\u2cc6\u3033\u30ce\u31d3\u4e3f"), "/")
+
+
+def _lookalike_key(text: str) -> str:
+    """``text`` in NFKC without format characters (Unicode category Cf: zero-width spaces and joiners, a byte
+    order mark, direction marks) and with every look-alike slash written ``/``: two ids with one key print alike."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_SLASHES)
+
+
+def lookalike_note(lacking: Any, ids: Any, known: Any, where: str = "the manifest") -> str:
+    """Where items of ``lacking`` (chosen items without a result) have a result under an id of ``ids`` (the
+    results') that is not among ``known`` (the ids of the benchmark, of ``where``) but prints alike
+    (:func:`_lookalike_key`), a clause naming the first such pair, both escaped; else ``""``. A result under such
+    an id reads as a missing one, while the model did answer."""
+    want: dict[str, str] = {}
+    for i in lacking:
+        if isinstance(i, str):
+            want.setdefault(_lookalike_key(i), i)
+    known = known if isinstance(known, (set, frozenset, dict)) else set(known)
+    pairs = [(want[k], i) for i in dict.fromkeys(ids)
+             if isinstance(i, str) and i not in known and (k := _lookalike_key(i)) in want]
+    if not pairs:
+        return ""
+    ours, theirs = pairs[0]
+    return (f"; the results hold {len(pairs)} of them under an id that prints alike but differs in invisible or "
+            f"look-alike characters, e.g. {_plain(ours)!r}, written {ascii(_plain(ours))}, as {_plain(theirs)!r}, "
+            f"written {ascii(_plain(theirs))}: write the results' ids as {where} does")
+
+
+def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, int]:
+    """The tasks none of whose ``items`` (of the parallel ``tasks``) is in ``answered``, with their numbers of items.
+
+    A harness run that skipped a task, or lost its output file, leaves a whole task of a batch or a selection
+    without results; callers name those tasks rather than the items.
+    """
+    got = set(map(str, answered))
+    size: dict[str, int] = {}
+    seen: set[str] = set()
+    for i, t in zip(map(str, items), map(str, tasks)):
+        size[t] = size.get(t, 0) + 1
+        if i in got:
+            seen.add(t)
+    return {t: n for t, n in size.items() if t not in seen}
+
+
+def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stacklevel: int = 3) -> bool:
+    """Warn, naming the first model and one of its scores, when ``values`` (models x items, NaN where missing) hold
+    graded scores while the reference's results are 0/1; whether it warned. They are estimated as graded scores
+    (a mean score), ranked beside accuracies, which is right for the mean of repeated 0/1 runs and wrong for another
+    metric."""
+    vals = np.asarray(values, float)
+    graded = graded_cells(vals)
+    if not graded.any():
+        return False
+    i, j = np.argwhere(graded)[0]
+    who = [str(m) for m in np.asarray(models, dtype=object)[graded.any(axis=1)]]
+    also = f" (and {len(who) - 1} other model(s))" if len(who) > 1 else ""
+    warnings.warn(f"new_results: model {who[0]!r}{also} has graded scores (e.g. {vals[i, j]:g} on item "
+                  f"{_plain(np.asarray(items, dtype=object)[j])!r}) while the reference's results are 0/1: they are "
+                  "estimated as graded scores and compared with the reference models' accuracies; give 0/1 results "
+                  "with the reference's metric unless the scores are meant as graded", UserWarning,
+                  stacklevel=stacklevel)
+    return True
+
+
+def refuse_batch_without_tasks(model: str, batch: Any, tasks: Any, answered: Any, failed: Any = ()) -> None:
+    """Raise, naming the tasks, when ``model``'s results (``answered``: the item ids it has a result on) lack a whole
+    task of a sequential run's ``batch`` (item ids, with their parallel ``tasks``).
+
+    A look needs every item handed out (the batch is a random sample of the whole benchmark; leaving a task out
+    would change what the test is about), and the task, not its items, is what the user left out. When no task of
+    the batch is answered at all the results are another batch's or another run's, which the caller says.
+    ``failed``: the tasks whose documents ``model`` logged as NaN (run, but failed).
+    """
+    absent = tasks_without_results(batch, tasks, answered)
+    if not absent or len(absent) == len(set(map(str, tasks))):
+        return
+    shown = ", ".join(f"{t!r} ({k} item{'s' if k > 1 else ''})" for t, k in absent.items())
+    why = ("the task was run, but every document of the batch failed (logged its metric as NaN)"
+           if set(absent) <= set(map(str, failed)) else "the task was not run or its output file is missing")
+    raise ValueError(f"new_results: no result of {model!r} on the task(s) {shown} of this batch of {len(batch)} "
+                     f"items: {why}; a look needs every item of the "
+                     "batch (a random sample of the whole benchmark): run the batch's whole --samples file, every "
+                     "task in it")
+
+
+def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", chose: bool,
+                          failed: dict | None = None) -> None:
+    """Raise, naming them, when a new model has no result on any chosen item of a whole task of the manifest
+    (``failed``: the number of documents each (model, task) logged as NaN, which tells a failed task from one not
+    run)."""
+    have = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids)
+    absent = {}  # task -> the new models without any result on it
+    for t, f in fits.items():
+        cols = f.items.intersection(have.columns)
+        got = have[cols].any(axis=1) if len(cols) else pd.Series(False, index=have.index)
+        if not got.all():
+            absent[t] = list(have.index[~got.to_numpy()])
+    if not absent:
+        return
+    present = [t for t in fits if t not in absent]
+    if all(len(m) == new.n_models for m in absent.values()):
+        n = sum(len(fits[t].items) for t in absent)
+        head = f"no result on any chosen item of the task(s) {', '.join(map(repr, absent))} ({n} items)"
+    else:
+        head = "no result on any chosen item of " + "; ".join(
+            f"task {t!r} for model(s) {', '.join(map(repr, m[:3]))}{' …' if len(m) > 3 else ''}"
+            for t, m in absent.items())
+    run = ""
+    if sel.lm_eval_samples is not None:
+        note = _lm_eval_comma_note(absent)
+        run = (f" (lm_eval --tasks {','.join(absent)} --samples <manifest dir>/{LM_EVAL_SAMPLES} ..."
+               + (f"; {note}" if note else "") + ")")
+    instead = (f", or score on the tasks present only with tasks={present} (--tasks {_tasks_option(present)}; the "
+               "estimate and the rank then cover those tasks only)" if present and not chose else "")
+    ran = [t for t, m in absent.items() if all((failed or {}).get((str(x), t)) for x in m)]
+    if not ran:
+        why = "the task was not run or its output file is missing"
+    elif len(ran) == len(absent):
+        why = "the task was run, but every chosen document failed (logged its metric as NaN)"
+    else:
+        why = (f"{', '.join(map(repr, ran))} ran, but every chosen document failed (logged its metric as NaN); the "
+               "other task(s) were not run or their output file is missing")
+    raise ValueError(f"new_results: {head}: {why}, and the score needs every task it covers: run the "
+                     f"{'failed' if len(ran) == len(absent) else 'missing'} task(s){run}{instead}")
