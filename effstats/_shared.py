@@ -7,28 +7,30 @@ Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sort
 message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`), values listed in a message
 as plain Python values (every module's errors and warnings), whether a table's cell
 reads as a number (:mod:`effstats.datasets`), where child processes find their data and their Python
-(:mod:`effstats.irt`, :mod:`effstats.disco`), writing a file atomically (:mod:`effstats.workflow`,
-:mod:`effstats.reliability`), competition ranks along an axis (:mod:`effstats.reliability`, the
+(:mod:`effstats.irt`, :mod:`effstats.disco`), competition ranks along an axis (:mod:`effstats.reliability`, the
 published-aggregate detection), and a digest of arrays for cache keys (:mod:`effstats.disco`'s run memo and ridge
-fits). The package's other internal
-modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
-(the subset estimators' shared base), ``effstats._subset_results`` (their result and its intervals) and
-``effstats._range`` (out-of-range flags).
+fits). The package's other internal modules: ``effstats._user_files`` (files in users' folders: atomic writes,
+folder locks, files swapped together; its names are importable from here too), ``effstats._validation`` (argument
+checks), ``effstats._results`` (result classes), ``effstats._subset`` (the subset estimators' shared base),
+``effstats._subset_results`` (their result and its intervals) and ``effstats._range`` (out-of-range flags).
 """
 from __future__ import annotations
 
 import contextlib
-import errno
 import math
 import os
 import sys
 import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+# files in users' folders: their own module, its names used from here as well
+from ._user_files import (SWAP, _record_json, exists_or_link, finish_swap, folder_lock,  # noqa: F401
+                          free_folder_lock, open_regular, pending_swap, put_in_place, recorded_files,
+                          remove_stale_tmp, remove_staged, swap_files, temporary_copy, write_text_atomic)
 
 
 def _label_order(index: pd.Index, ids: pd.Index, name: str) -> np.ndarray:
@@ -522,124 +524,6 @@ class _Forked:
             self.pid = None
 
 
-def _umask() -> int:
-    """The process's umask: from /proc on Linux, else read by setting it and putting it back (which, for that
-    instant, changes it for every thread)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _tmp_prefix(name: str) -> str:
-    return f".{name}."
-
-
-def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
-    """Remove the temporary files an interrupted :func:`write_text_atomic` of ``path`` left beside it.
-
-    A temporary file is ``.<name>.<pid>.<random>.tmp``; it is stale when the process ``<pid>`` no longer runs (a
-    write in progress in a live process is left alone). Files of another form (``.<name>.<random>.tmp``) are
-    stale when more than a minute old. Returns the files removed.
-    """
-    import time
-
-    path = Path(path)
-    gone = []
-    if not path.parent.is_dir():
-        return gone
-    prefix = _tmp_prefix(path.name)
-    journaled = None
-    for f in path.parent.iterdir():
-        if not (f.name.startswith(prefix) and f.name.endswith(".tmp")):
-            continue
-        if journaled is None:
-            journaled = _journaled(path.parent)
-        if os.path.abspath(f) in journaled:  # a staged file of a swap a kill cut short: the swap's to complete
-            continue
-        pid = f.name[len(prefix):].split(".", 1)[0]
-        try:
-            if pid.isdigit():
-                if int(pid) != os.getpid() and _alive(int(pid)):
-                    continue
-            elif time.time() - f.lstat().st_mtime < 60:
-                continue
-            if f.is_file() or f.is_symlink():
-                f.unlink()
-                gone.append(f)
-        except OSError:  # removed meanwhile, or not ours to remove: leave it
-            continue
-    return gone
-
-
-def remove_staged(folder: str | os.PathLike, written: Any) -> None:
-    """Remove the files a command killed before its swap journal (:func:`swap_files`) staged in ``folder``: the
-    temporary files (:func:`temporary_copy`) of the names ``written(name)`` accepts (the files that command
-    writes) and the journal's own, where their process no longer runs (:func:`remove_stale_tmp`); a staged file
-    of a name no command writes there, of a live process or that a journal names stays."""
-    import re
-
-    staged = re.compile(r"\.(.+)\.[0-9]+\.[^.]+\.tmp")
-    with contextlib.suppress(OSError):
-        names = {m.group(1) for f in Path(folder).iterdir() if (m := staged.fullmatch(f.name)) and written(m.group(1))}
-        for name in sorted(names):
-            remove_stale_tmp(Path(folder) / name)
-        remove_stale_tmp(Path(folder) / SWAP)  # the journal's own temporary file, where a kill came before its rename
-
-
-def _journaled(folder: Path) -> set[str]:
-    """The temporary files (absolute paths) that the swap journals (:func:`swap_files`) in ``folder`` and the two
-    folders above it name (a journal names files in the folders below its own): each is a file a killed swap was
-    putting in place, kept for the next command to complete that swap with."""
-    names: set[str] = set()
-    p = Path(os.path.abspath(folder))
-    for d in (p, *p.parents[:2]):
-        doc = _record_json(d / SWAP)
-        pairs = doc.get("rename") if isinstance(doc, dict) else None
-        if isinstance(pairs, list):
-            names.update(os.path.normpath(d / pair[0]) for pair in pairs
-                         if isinstance(pair, list) and pair and isinstance(pair[0], str))
-    return names
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):  # another user's process, or no such pid on this system
-        return True
-    return True
-
-
-def exists_or_link(p: Path) -> bool:
-    """Whether ``p`` names something: a file, a folder or a link (a dangling one too)."""
-    return p.exists() or p.is_symlink()
-
-
-def open_regular(path: str | os.PathLike) -> Any:
-    """``open(path, "rb")`` of a regular file only: a FIFO, a device or a folder raises :class:`OSError` at once
-    (opened without waiting for a writer, then refused) instead of blocking the reader for ever."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder)", str(path))
-        if getattr(os, "O_NONBLOCK", 0):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
 def memory_limit() -> int | None:
     """The memory this process may use: the machine's physical memory, or less under an address-space limit
     (``ulimit -v``); None where neither is known."""
@@ -740,248 +624,6 @@ def repeated_key(text: str, doc: Any, pairs: int) -> str | None:
     except RepeatedKeyError as exc:
         return exc.args[0]
     return None
-
-
-def _record_json(f: Path) -> Any:
-    """The JSON of the record file ``f`` (a run's record of its files, a swap journal); None where it is missing,
-    a link (it may name any file) or unreadable."""
-    import json
-
-    try:
-        if f.is_symlink():
-            return None
-        with open_regular(f) as fh:
-            return json.loads(fh.read().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return None
-
-
-def recorded_files(folder: Path, record: str, fmt: str, known: Any) -> list[str]:
-    """The files a record ``folder/record`` of format ``fmt`` lists among the ``known`` names a run writes (in the
-    record's order, each once), the record itself last; none where the record is missing, a link (it may name any
-    file), unreadable or not of that format: a run replaces or removes only what such a record says it wrote."""
-    doc = _record_json(folder / record)
-    if not isinstance(doc, dict) or doc.get("format") != fmt or not isinstance(doc.get("files"), list):
-        return []
-    return list(dict.fromkeys(n for n in doc["files"] if n in known)) + [record]
-
-
-def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
-    """Write ``text`` (or bytes) to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
-
-    An interrupted run leaves either the previous file or the new one, never a half-written file; the temporary
-    files an interrupted write left are removed by the next write of ``path``. The file gets the permissions a
-    plain ``open(path, "w")`` gives (``0o666`` less the umask).
-    """
-    return put_in_place(temporary_copy(path, text), Path(path))
-
-
-def put_in_place(tmp: Path, path: Path) -> Path:
-    """Rename the temporary file ``tmp`` (:func:`temporary_copy`) over ``path``: the second half of
-    :func:`write_text_atomic`; ``tmp`` is removed where the rename fails."""
-    try:
-        os.replace(tmp, path)
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError):  # name the file written, not the temporary one (a folder of that name, say)
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
-        raise
-    return path
-
-
-def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
-    """Write ``text`` (or bytes) to a temporary file beside ``path``, flushed to disk, and return its name: the
-    first half of :func:`write_text_atomic`, for a caller that renames several files into place at one moment.
-    A temporary file its process left behind is removed by the next write of ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_tmp(path)
-    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
-        binary = isinstance(text, bytes)
-        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename is None:  # a full disk: name the file written, not stdout
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
-        raise
-    return Path(tmp)
-
-
-# the lock of a folder a command writes into (select, sequential start and update, estimate, audit): one lock file
-# for every command, so that no two of them write into one folder at once, whatever their kinds
-LOCK = ".effstats.lock"
-LOCK_WAIT = 60.0  # seconds a command waits for another one's lock on its folder before it is refused
-# the real paths of the folders whose lock this process holds (each with its count of holds): a swap journal in such a
-# folder or below is a killed process's, whatever its pid says (a pid is reused, after a restart above all), since
-# every command that writes one holds the lock until the journal is gone
-_HELD: dict[str, int] = {}
-
-
-@contextlib.contextmanager
-def folder_lock(d: Path, name: str, wait: float | None = None) -> Any:
-    """Hold the exclusive lock of the existing folder ``d`` (``d/.effstats.lock``): a second process waits up to
-    ``wait`` seconds (:data:`LOCK_WAIT` where None), then is refused with one line naming ``name`` (the argument
-    that gave ``d``). Without flock (Windows) nothing is locked."""
-    try:
-        import fcntl
-    except ImportError:  # no flock on this system: commands are not guarded against one another
-        yield
-        return
-    import time
-
-    try:
-        fd = os.open(Path(d) / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot lock {d} ({exc.strerror})") from None
-    try:
-        deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ValueError(f"{name}: another effstats command is writing into {d} ({LOCK} is held); run "
-                                     "this one when it has finished") from None
-                time.sleep(0.1)
-        real = os.path.realpath(d)
-        _HELD[real] = _HELD.get(real, 0) + 1
-        try:
-            yield
-        finally:
-            _HELD[real] -= 1
-            if not _HELD[real]:
-                del _HELD[real]
-    finally:
-        os.close(fd)  # closing the file releases the lock
-
-
-@contextlib.contextmanager
-def free_folder_lock(d: Path) -> Any:
-    """The lock of the folder ``d`` (:func:`folder_lock`) where it can be taken at once, for work a command may do
-    before it waits for the lock (a reader, a check before a long computation): yields True while held, False
-    where it is not taken: ``d`` is not a folder, this process holds it (or a folder's above) already, another
-    process holds it, or no lock file can be made there (a read-only folder)."""
-    with contextlib.ExitStack() as stack:
-        held = False
-        if Path(d).is_dir() and not _lock_held(d):
-            with contextlib.suppress(ValueError):
-                stack.enter_context(folder_lock(d, "directory", wait=0))
-                held = True
-        yield held
-
-
-def _lock_held(folder: Path) -> bool:
-    """Whether this process holds the lock of ``folder`` or of a folder above it (:func:`folder_lock`)."""
-    real = os.path.realpath(folder)
-    return any(real == h or real.startswith(h.rstrip(os.sep) + os.sep) for h in _HELD)
-
-
-# the journal of a set of files being put in place together (:func:`swap_files`), in the folder they go into
-SWAP = ".effstats_swap.json"
-_SWAP_FORMAT = "effstats.swap/1"
-
-
-def swap_files(folder: Path, files: list[tuple[Path, str | bytes | Path]], remove: Any = ()) -> None:
-    """Put ``files`` (path inside ``folder``, text or bytes) in place together, in their order, and remove the
-    files ``remove`` (paths relative to ``folder`` of the output they replace): a kill at any moment leaves the
-    old files whole or, once :func:`finish_swap` has run, the new ones complete, never a mix.
-
-    Each file is first written in full under a temporary name beside its own, or is given as that temporary file
-    already written (a ``Path`` :func:`temporary_copy` returned for it: a large file written once, by its maker,
-    which the swap owns from the call on); an interruption removes them, a kill leaves them to the next write's
-    clean-up. Then a journal (``folder/.effstats_swap.json``, written
-    atomically) names the renames and removals, which follow, the last file (a run's record) renamed last, and
-    the journal goes. A journal a killed process left is completed by the next command's :func:`finish_swap`.
-    Ctrl-C, SIGTERM and SIGHUP are held back from the journal's write to its removal."""
-    import json
-
-    from ._entry import interrupt_after
-
-    folder = Path(folder)
-    given = [text for _, text in files if isinstance(text, Path)]  # removed with the others if the swap fails
-    staged: list[tuple[Path, Path]] = []
-    done = False
-    try:
-        for path, text in files:
-            if isinstance(text, Path) and Path(os.path.abspath(text)).parent != Path(os.path.abspath(path)).parent:
-                raise ValueError(f"{text} is not a temporary file beside {path}")
-            staged.append((text if isinstance(text, Path) else temporary_copy(path, text), Path(path)))
-        for _, path in staged:  # a rename that would fail: refused while nothing has moved
-            if path.is_dir() and not path.is_symlink():
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        rel = [[(f.relative_to(folder).parent / tmp.name).as_posix(), f.relative_to(folder).as_posix()]
-               for tmp, f in staged]
-        doc = {"format": _SWAP_FORMAT, "pid": os.getpid(), "rename": rel,
-               "remove": [r for r in dict.fromkeys(remove) if r not in {f for _, f in rel}]}
-        with interrupt_after(kills=True):
-            write_text_atomic(folder / SWAP, json.dumps(doc, indent=1) + "\n")
-            done = True
-            _complete(folder, doc)
-    finally:
-        if not done:
-            for tmp in dict.fromkeys([*given, *(t for t, _ in staged)]):
-                tmp.unlink(missing_ok=True)
-
-
-def finish_swap(folder: Path, known: Any) -> None:
-    """Complete the swap of files a process ended by a kill left half done in ``folder`` (its journal, see
-    :func:`swap_files`), where each file it names is one ``known(relative path)`` says such an output writes; a
-    journal of a process still running (unless this process holds the folder's lock), a link, one naming any other
-    file, or one renaming a file in a folder that is a link (or a file) is left alone."""
-    doc = pending_swap(folder, known)
-    if doc is not None:
-        _complete(Path(folder), doc)
-
-
-def pending_swap(folder: Path, known: Any) -> dict | None:
-    """The journal of a swap a process ended by a kill left half done in ``folder``, as :func:`finish_swap`
-    completes it (None where there is none to complete: see there). Where this process holds the folder's lock
-    the journal's process has ended, whatever runs under its pid now."""
-    doc = _record_json(Path(folder) / SWAP)
-    if not isinstance(doc, dict) or doc.get("format") != _SWAP_FORMAT or not isinstance(doc.get("pid"), int) \
-            or (doc["pid"] != os.getpid() and not _lock_held(folder) and _alive(doc["pid"])):
-        return None
-    pairs, gone = doc.get("rename"), doc.get("remove")
-    if not (isinstance(pairs, list) and isinstance(gone, list)
-            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(r, str) for r in p) for p in pairs)
-            and all(isinstance(r, str) for r in gone)):
-        return None
-    # a temporary file goes only onto the name it is the temporary of, in the same folder, a real one inside
-    # ``folder``: never through a link (to a folder elsewhere) on the way
-    from .workflow._files import _not_real
-    from .workflow._schema import safe_relative
-
-    ok = all(known(r) and safe_relative(r) for _, r in pairs) and all(known(r) and safe_relative(r) for r in gone) \
-        and all(safe_relative(t) and Path(t).parent == Path(r).parent
-        and Path(t).name.startswith(f"{_tmp_prefix(Path(r).name)}{doc['pid']}.") and t.endswith(".tmp")
-        and _not_real(Path(folder), Path(r).parts[:-1]) is None for t, r in pairs)
-    return doc if ok else None
-
-
-def _complete(folder: Path, doc: dict) -> None:
-    """The renames and removals of the journal ``doc`` not done yet (a rename whose temporary file is gone is
-    done), the last rename after the removals, then the journal's removal. Where the last temporary file is gone,
-    the swap had reached its last rename, after its removals: nothing is removed again."""
-    from .workflow._files import remove_files  # only through real folders inside ``folder``, never a link's target
-
-    pairs = doc["rename"]
-    for k, (tmp, rel) in enumerate(pairs):
-        if k == len(pairs) - 1 and (folder / tmp).is_file():
-            remove_files(folder, doc["remove"])
-        if (folder / tmp).is_file():
-            try:
-                os.replace(folder / tmp, folder / rel)
-            except OSError as exc:  # name the file written, not the temporary one
-                raise OSError(exc.errno, exc.strerror, str(folder / rel)) from exc
-    if not pairs:
-        remove_files(folder, doc["remove"])
-    (folder / SWAP).unlink(missing_ok=True)
 
 
 def _level_percent(level: float) -> str:

@@ -398,14 +398,14 @@ def test_a_second_audit_into_a_folder_being_written_waits_for_its_lock(tmp_path,
     """Two audits into one folder at once: the second, started while the first is midway through putting its
     report in place, waits for the folder's lock (here refused once its wait is over, in one line naming --out)
     and never writes files of its own among the first one's."""
-    import effstats._shared as shared
+    import effstats._user_files as user_files
 
     board, other = tmp_path / "board.csv", tmp_path / "other.csv"
     _table(8, 4, seed=1).to_csv(board)
     _table(8, 4, seed=1).rename(index=lambda m: f"X{m}").to_csv(other)  # the same scores, every model renamed
     out = tmp_path / "out"
     assert main(["audit", str(board), "--out", str(out), *FAST]) == 0  # an earlier report, which both replace
-    monkeypatch.setattr(shared, "LOCK_WAIT", 0.2)
+    monkeypatch.setattr(user_files, "LOCK_WAIT", 0.2)
     real, seen, second = os.replace, [], []
 
     def replace(src, dst, *a, **k):

@@ -454,7 +454,7 @@ def test_a_ctrl_c_while_estimate_force_puts_its_report_in_place_leaves_one_repor
 
 
 # the steps after which a command is stopped: each temporary file written, each rename, each removal
-_STEPS = ["effstats._shared:temporary_copy", "os:replace", "os:unlink"]
+_STEPS = ["effstats._user_files:temporary_copy", "os:replace", "os:unlink"]
 
 
 def _contents(d: Path) -> dict:
@@ -575,11 +575,11 @@ def test_a_full_disk_at_a_start_leaves_a_folder_a_start_again_takes(logs, capsys
     """A full disk at the state's write leaves no file of the start in place; a start again takes the folder."""
     import errno
 
-    from effstats import _shared
+    from effstats import _user_files
 
     root, _ = logs
     base = ["sequential", "start", str(root / "ref"), "--half-width", "0.05", "--no-progress"]
-    real = _shared.temporary_copy
+    real = _user_files.temporary_copy
 
     def no_room(path, text):
         if Path(path).name == "state.json":
@@ -587,7 +587,7 @@ def test_a_full_disk_at_a_start_leaves_a_folder_a_start_again_takes(logs, capsys
         return real(path, text)
 
     full = tmp_path / "full"
-    monkeypatch.setattr(_shared, "temporary_copy", no_room)
+    monkeypatch.setattr(_user_files, "temporary_copy", no_room)
     code, _, err = _run(base + ["--out", full], capsys)
     assert code == 2 and _one_line(err) == (f"effstats sequential start: error: cannot write to {full / 'state.json'} "
                                             "(No space left on device)")
@@ -996,7 +996,7 @@ def test_a_held_lock_refuses_after_the_wait_in_one_line(tmp_path):
 def test_every_command_writing_into_a_folder_takes_its_one_lock(logs, tmp_path, capsys, monkeypatch):
     """select, sequential start and update, estimate and audit lock the folder they write into with one lock
     file: while another command holds it, each waits, then is refused in one line naming its argument."""
-    import effstats._shared as shared
+    import effstats._user_files as user_files
 
     root, truth = logs
     sel, seq = tmp_path / "sel", tmp_path / "seq"
@@ -1013,7 +1013,7 @@ def test_every_command_writing_into_a_folder_takes_its_one_lock(logs, tmp_path, 
                 seq: [["sequential", "update", seq, batch],
                       ["sequential", "start", root / "ref", "--half-width", "0.05", "--out", seq, "--force"]]}
     capsys.readouterr()
-    monkeypatch.setattr(shared, "LOCK_WAIT", 0.2)
+    monkeypatch.setattr(user_files, "LOCK_WAIT", 0.2)
     for d, argvs in commands.items():
         before = {p: p.read_bytes() for p in d.rglob("*") if p.is_file()}
         fd = os.open(d / ".effstats.lock", os.O_RDWR | os.O_CREAT)
@@ -1043,7 +1043,7 @@ def test_a_select_into_a_folder_a_start_is_filling_waits_and_is_refused(logs, tm
     real, second = os.replace, []
     select = ["select", str(root / "ref"), "--budget", "30", "--out", str(d)]
     # another process (a journal of this one's pid is this one's own), whose wait for the lock is short
-    child = ("import sys, effstats._shared as s; s.LOCK_WAIT = 0.2; from effstats.cli import main; "
+    child = ("import sys, effstats._user_files as s; s.LOCK_WAIT = 0.2; from effstats.cli import main; "
              "sys.exit(main(sys.argv[1:]))")
 
     def replace(src, dst, *a, **k):

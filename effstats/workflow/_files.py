@@ -291,7 +291,7 @@ def real_folder(d: Path, rel: str, name: str, make: bool = True) -> Path:
 
 @contextlib.contextmanager
 def locked(d: Path, name: str = "directory", wait: float | None = None, create: bool = True) -> Iterator[None]:
-    """Hold the lock of the folder ``d`` (:func:`effstats._shared.folder_lock`, one for every command that writes
+    """Hold the lock of the folder ``d`` (:func:`effstats._user_files.folder_lock`, one for every command that writes
     into it), then complete what a killed command left half done there (:func:`recover`): a second process waits
     up to ``wait`` seconds, then is refused with one line naming ``name``. Without ``create``, a folder that does
     not exist is not locked (the command then says what is wrong with it)."""

@@ -653,7 +653,7 @@ def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | No
 def stage_reference(path: Path, rm: ResponseMatrix, sha256: str) -> Path | None:
     """Write a compact copy of the reference data to a temporary file beside ``path`` (a run's
     ``reference.npz``) and return that file's name, for the caller to put in place with the run's other files
-    (:func:`effstats._shared.swap_files`); None where the copy would not give back ``rm`` exactly (ids or metadata
+    (:func:`effstats._user_files.swap_files`); None where the copy would not give back ``rm`` exactly (ids or metadata
     JSON does not carry), and nothing is written.
 
     The ``.npz`` (compressed) holds no pickled object: the ids and metadata as JSON text, the 0/1 values and the

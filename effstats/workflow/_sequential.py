@@ -849,7 +849,7 @@ class SequentialRun(_AdaptiveRule, _Report):
     def _save(self, directory: str | Path, replaced: list[str] | None = None) -> Path:
         """:meth:`save`; ``replaced``: the files (relative to the folder) of the run this one replaces (``sequential
         start --force``), which give way to this run's at the moment its state is written: the folder holds the
-        old run whole or this one complete (:func:`effstats._shared.swap_files`)."""
+        old run whole or this one complete (:func:`effstats._user_files.swap_files`)."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
