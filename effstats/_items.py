@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._anchor_kmeans import (_KMEANS_ITER, _anchors_of, _distinct_rows, _kmeans_plusplus,  # noqa: F401
-                             _weighted_kmeans)
+from ._anchor_kmeans import (_KMEANS_ITER, _anchors_of, _distinct_rows, _float_digest,  # noqa: F401
+                             _kmeans_plusplus, _weighted_kmeans)
 from ._shared import _child_python, _scratch_file
 from ._validation import check_positive_int, check_rng
 
@@ -103,7 +103,8 @@ def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, al
 
 def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
                       n_init: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Anchor items of ``k`` clusters of the item embeddings X (n_items, d) and the share of items each represents.
+    """Anchor items of ``k`` clusters of the item embeddings X (n_items, d; floats, or booleans for their 0/1
+    floats) and the share of items each represents.
 
     k-means (k-means++ starts, best of ``n_init`` runs by inertia) runs on the distinct rows of X weighted by their
     counts: the weighted objective equals the objective on all rows, and the weighted k-means++ draws each start in
@@ -132,16 +133,15 @@ def _started_anchor_runs(runs: list[tuple[np.ndarray, int, np.random.Generator, 
     the last run's X is large enough for a process of its own, the runs not in the cache share that process, which
     runs them in order (the earlier ones' results can be read while the later ones run); the others run in the
     caller's process, when their result is asked for."""
-    import hashlib
-
     jobs, handles = [], []
     for X, k, rng, n_init in runs:
-        X = np.ascontiguousarray(X, dtype=float)
+        X = X if X.dtype == bool else np.ascontiguousarray(X, dtype=float)  # booleans: their 0/1 floats
         k = int(k)  # a numpy integer (or 0-d array) n_items: the cache key must hash
         seed = int(rng.integers(2**31 - 1))
         # Estimators that cluster the same embedding with the same seed (AnchorCorr and TinyBenchmarks'
-        # anchor-corr among the method chooser's candidates, on the same folds) share one k-means.
-        key = (X.shape, hashlib.sha1(X).hexdigest(), k, seed, n_init)
+        # anchor-corr among the method chooser's candidates, on the same folds) share one k-means: the key holds
+        # the digest of the floats, whether they came as floats or as booleans.
+        key = (X.shape, _float_digest(X), k, seed, n_init)
         if key in _ANCHORS:
             _ANCHORS.move_to_end(key)
             handles.append(_Ready(tuple(a.copy() for a in _ANCHORS[key])))

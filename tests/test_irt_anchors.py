@@ -5,13 +5,15 @@ The k-means runs on the distinct embedding rows weighted by their counts. Checke
 invariance to the order of items, and for the weighted k-means++ start distribution (Monte Carlo, 4 standard
 errors).
 """
+import hashlib
+
 import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
 from threadpoolctl import threadpool_limits
 
-from effstats._items import _KMEANS_ITER
+from effstats._items import _KMEANS_ITER, _float_digest
 from effstats._subset import _distinct_rows, _kmeans_plusplus, _weighted_anchors, _weighted_kmeans
 from effstats.datasets.simulate import simulate_responses
 from effstats.irt import TinyBenchmarks
@@ -39,6 +41,35 @@ def test_weighted_kmeans_is_kmeans_on_all_rows():
     np.testing.assert_allclose(mine.cluster_centers_, full.cluster_centers_, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(mine.labels_[inv.ravel()], full.labels_)
     assert mine.inertia_ == pytest.approx(full.inertia_, rel=1e-12)
+
+
+def _distinct_by_float_bytes(X):
+    """The distinct rows of X by their float bytes (the order, first rows and counts of any X)."""
+    X = np.ascontiguousarray(X, dtype=float)
+    _, first, counts = np.unique(X.view(np.dtype((np.void, 8 * X.shape[1]))).ravel(), return_index=True,
+                                 return_counts=True)
+    return X[first], first, counts.astype(float)
+
+
+@pytest.mark.parametrize("d", [1, 7, 8, 9, 90])
+def test_distinct_rows_of_zero_one_rows_as_by_their_float_bytes(d):
+    # 0/1 rows are compared as packed bits: the same order, first rows and counts as the float bytes give
+    rng = np.random.default_rng(d)
+    base = rng.random((40, d)) < rng.random(d)
+    X = base[rng.integers(0, 40, 500)].astype(float)
+    for Z in (X, X[:, ::-1].copy(), np.vstack([X, np.zeros((3, d)), np.ones((2, d))])):
+        want = _distinct_by_float_bytes(Z)
+        for B in (Z, Z.astype(bool), Z.astype(bool).T.copy().T):  # booleans stand for their 0/1 floats
+            got = _distinct_rows(B)
+            assert got[0].dtype == float
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+            assert _float_digest(B) == hashlib.sha1(np.ascontiguousarray(Z)).hexdigest()
+    Z = X.copy()
+    Z[0, 0] = -0.0  # its bytes are not 0.0's: a row of its own, as by the float bytes
+    Z[1, 0] = 0.5
+    for g, w in zip(_distinct_rows(Z), _distinct_by_float_bytes(Z)):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_anchors_depend_on_the_distinct_rows_and_their_counts_only():
