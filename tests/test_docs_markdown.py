@@ -17,7 +17,10 @@ import pytest
 # 13's run has no nbsphinx): the group's name decides it (conftest.py's share_key), checked by the last test
 pytestmark = pytest.mark.xdist_group("docs-pandoc")
 ROOT = Path(__file__).resolve().parents[1]
-nbsphinx = pytest.importorskip("nbsphinx", reason="the docs need python3-nbsphinx (pip install -e '.[docs]')")
+# nbsphinx itself is imported by the one test that converts (a fixture): the worker that does not run this module's
+# group collects it too, and nbsphinx's import (sphinx, nbconvert) is a second of CPU
+if importlib.util.find_spec("nbsphinx") is None:
+    pytest.skip("the docs need python3-nbsphinx (pip install -e '.[docs]')", allow_module_level=True)
 if shutil.which("pandoc") is None:
     pytest.skip("nbsphinx needs pandoc (Debian: apt-get install pandoc)", allow_module_level=True)
 
@@ -60,7 +63,12 @@ def test_texts_whose_conversion_depends_on_the_document_are_left_alone(text):
     assert nb_markdown.alone(text)
 
 
-def test_batched_conversion_is_nbsphinxs_own():
+@pytest.fixture(scope="module")
+def nbsphinx():
+    return pytest.importorskip("nbsphinx", reason="the docs need python3-nbsphinx (pip install -e '.[docs]')")
+
+
+def test_batched_conversion_is_nbsphinxs_own(nbsphinx):
     assert not [t for t in BATCHED if nb_markdown.alone(t)]
     got = nb_markdown.convert(BATCHED + ALONE, nbsphinx)
     assert set(got) == set(BATCHED)

@@ -80,11 +80,25 @@ def _predictions_missing() -> bool:
     return run_notebooks.missing_data(fast=True) is not None
 
 
+class _AskedAtSetUp:
+    """A skipif condition asked when a test that carries it is set up (pytest takes its truth then), not when the
+    module is collected: each worker collects every test, and the question costs a process or Jupyter's imports
+    that only the workers running such a test need."""
+
+    def __init__(self, question):
+        self.question = question
+
+    def __bool__(self) -> bool:
+        return bool(self.question())
+
+
 # the notebooks other than run_notebooks.NEEDS_NO_DATA read the released predictions, and the tour's claims check
 # published numbers on them (without them those claims fail, saying so)
-needs_data = pytest.mark.skipif(_predictions_missing(), reason="shared/data/predictions not found beside the checkout")
+needs_data = pytest.mark.skipif(_AskedAtSetUp(_predictions_missing),
+                                reason="shared/data/predictions not found beside the checkout")
 
 
+@functools.cache
 def _kernel_missing() -> bool:
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
@@ -96,8 +110,8 @@ def _kernel_missing() -> bool:
 
 
 # the runner executes in the kernel make setup registers (the checkout's .venv); elsewhere it refuses, saying so
-needs_kernel = pytest.mark.skipif(_kernel_missing(), reason=f"needs the {run_notebooks.KERNEL!r} Jupyter kernel, "
-                                  "which make setup registers")
+needs_kernel = pytest.mark.skipif(_AskedAtSetUp(_kernel_missing), reason=f"needs the {run_notebooks.KERNEL!r} "
+                                  "Jupyter kernel, which make setup registers")
 
 
 def test_there_are_notebooks():
