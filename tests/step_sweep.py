@@ -1,8 +1,9 @@
 """A command stopped (SIGINT or SIGKILL) right after each file-system step it takes, for the tests of what it leaves.
 
 :func:`sweep` runs the command once over a copy of a folder, in a process forked for it from one that has imported
-what every command imports first (numpy, pandas, scipy.stats, the command line's modules) and run no command, and
-forks that process right after each step (a function of ``hooks`` returning), where the stop comes:
+what every command imports first (numpy, pandas, scipy.stats, the command line's modules) and run no command (one
+such process per list of ``hooks``, kept for the later sweeps of the test process), and forks that process right
+after each step (a function of ``hooks`` returning), where the stop comes:
 
 - SIGKILL: no code of the killed process runs after the kill, so what it leaves is the folder as the step left it.
   The folder is copied to ``WORK/<step>`` and a child forked there kills itself (its exit status is recorded) before
@@ -24,8 +25,10 @@ the start-up nor the exit path is what a test checks.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -33,7 +36,7 @@ import tempfile
 import traceback
 import warnings
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 PY = sys.executable
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -80,7 +83,7 @@ def install(hooks, step):
 
 _SWEEP = _HOOKS + """
 import json, shutil
-jobs, sig, hooks = json.loads(sys.argv[1]), getattr(signal, sys.argv[2]), json.loads(sys.argv[3])
+hooks = json.loads(sys.argv[1])
 result, complaint = os.fdopen(os.dup(1), "w"), os.fdopen(os.dup(2), "w")
 
 
@@ -145,31 +148,38 @@ from effstats.cli import main
 from effstats.workflow import _cli
 import numpy, pandas, scipy.stats
 
-for old, work, argv in jobs:
-    pid = os.fork()
-    if pid == 0:
-        live, aside = os.path.join(work, "live"), os.path.join(work, "aside")
-        run_err = os.path.join(work, "run.err")
-        steps, codes = {"n": 0, "child": False}, []
-        shutil.copytree(old, live, symlinks=True)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-        os.dup2(os.open(run_err, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 2)
-        code = main([a.replace("{out}", live) for a in argv])
-        sys.stdout.flush()
-        sys.stderr.flush()
-        if steps["child"]:
-            os._exit(code)
-        if code != 0:
-            fail(f"the command no signal met ended with status {code}: {open(run_err).read()}")
-        shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
-        with open(os.path.join(work, "codes.json"), "w") as f:
-            json.dump(codes + [0], f)
-        os._exit(0)
-    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    if status != 0:
-        fail(f"the sweep of {argv} ended with status {status}")
-result.write(json.dumps([json.load(open(os.path.join(work, "codes.json"))) for _, work, _ in jobs]))
-result.flush()
+# one sweep a line of input (its jobs, the folder to run them from, the signal), its statuses a line of output; the
+# process runs no command itself, so each sweep's commands start from the same state, and it ends with its input
+for request in sys.stdin:
+    jobs, cwd, sig = json.loads(request)
+    sig = getattr(signal, sig)
+    for old, work, argv in jobs:
+        pid = os.fork()
+        if pid == 0:
+            os.chdir(cwd)
+            live, aside = os.path.join(work, "live"), os.path.join(work, "aside")
+            run_err = os.path.join(work, "run.err")
+            steps, codes = {"n": 0, "child": False}, []
+            shutil.copytree(old, live, symlinks=True)
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the requests are this process's own input
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.dup2(os.open(run_err, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 2)
+            code = main([a.replace("{out}", live) for a in argv])
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if steps["child"]:
+                os._exit(code)
+            if code != 0:
+                fail(f"the command no signal met ended with status {code}: {open(run_err).read()}")
+            shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
+            with open(os.path.join(work, "codes.json"), "w") as f:
+                json.dump(codes + [0], f)
+            os._exit(0)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if status != 0:
+            fail(f"the sweep of {argv} ended with status {status}")
+    result.write(json.dumps([json.load(open(os.path.join(work, "codes.json"))) for _, work, _ in jobs]) + "\\n")
+    result.flush()
 """
 
 # the command as ``python -m effstats`` runs it (its entry point reads sys.argv), stopped by the signal sys.argv[1]
@@ -207,10 +217,54 @@ def sweep(jobs: list[tuple[Path, list[str], Path]], sig: str, hooks: list[str], 
     for _, _, work in jobs:
         work.mkdir(exist_ok=True)
     todo = [[str(old), str(work), [str(a) for a in argv]] for old, argv, work in jobs]
-    p = subprocess.run([PY, "-c", _SWEEP, json.dumps(todo), sig, json.dumps(hooks)], capture_output=True, text=True,
-                       timeout=timeout, env=ENV)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
+    zygote, complaints = _zygote(hooks)
+    zygote.stdin.write(json.dumps([todo, os.getcwd(), sig]) + "\n")
+    zygote.stdin.flush()
+    if not select.select([zygote.stdout], [], [], timeout)[0]:
+        _stop(hooks)
+        raise subprocess.TimeoutExpired(zygote.args, timeout)
+    line = zygote.stdout.readline()
+    if not line:  # a sweep that failed ends the process, saying why
+        zygote.wait()
+        complaints.seek(0)
+        why = complaints.read()
+        _stop(hooks)
+        raise AssertionError(why)
+    return json.loads(line)
+
+
+# per hooks list, the process the sweeps' commands are forked from (with the file its complaints go to), started at
+# the first sweep and kept for the later ones in this process: starting it imports numpy, pandas, scipy.stats and
+# the command line's modules
+_ZYGOTES: dict[tuple[str, ...], tuple[subprocess.Popen, IO[str]]] = {}
+
+
+def _zygote(hooks: list[str]) -> tuple[subprocess.Popen, IO[str]]:
+    """The process that runs the sweeps of ``hooks`` and the file of its complaints, started if there is none."""
+    key = tuple(hooks)
+    if key not in _ZYGOTES or _ZYGOTES[key][0].poll() is not None:
+        _stop(hooks)
+        if not _ZYGOTES:
+            atexit.register(lambda: [_stop(list(k)) for k in list(_ZYGOTES)])
+        complaints = tempfile.TemporaryFile("w+")
+        _ZYGOTES[key] = subprocess.Popen([PY, "-c", _SWEEP, json.dumps(hooks)], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=complaints, text=True, env=ENV), complaints
+    return _ZYGOTES[key]
+
+
+def _stop(hooks: list[str]) -> None:
+    """End the process that runs the sweeps of ``hooks``, if any: the end of its input, or a kill if it is stuck."""
+    zygote, complaints = _ZYGOTES.pop(tuple(hooks), (None, None))
+    if zygote is None:
+        return
+    zygote.stdin.close()
+    try:
+        zygote.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        zygote.kill()
+        zygote.wait()
+    zygote.stdout.close()
+    complaints.close()
 
 
 def stopped_once(argv: list[str], sig: str, at: int, hooks: list[str], timeout: float = 300) \
