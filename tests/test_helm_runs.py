@@ -380,3 +380,31 @@ def test_per_instance_stats_naming_a_key_twice_are_refused(tmp_path, iid):
         with pytest.raises(ValueError, match=rf"^path_or_paths: .*per_instance_stats.json names the key '{key}' twice "
                                              "in one object; keep one of them$"):
             read_helm_runs(tmp_path / "runs")
+
+
+@pytest.mark.parametrize("stat, shown", [
+    ({"count": "1", "sum": 1.0}, r"count is '1'"), ({"count": [1], "sum": 1.0}, r"count is \[1\]"),
+    ({"count": 1, "sum": "1"}, r"sum is '1'"), ({"count": True, "sum": 1.0}, r"count is True"),
+    ({"count": -1, "sum": -1.0}, r"count is -1"), ({"count": 1.5, "sum": 1.0}, r"count is 1\.5"),
+    ({"mean": 10 ** 400}, r"is 1000+, expected a finite number"),
+    ({"count": 1, "sum": 10 ** 400}, r"sum is 1000+, expected a finite number"),
+    ({"mean": 1.0000001}, r"has 1\.0000001$"),
+])
+def test_a_stat_whose_count_sum_or_mean_is_no_number_is_one_error(tmp_path, capsys, stat, shown):
+    """HELM's Stat holds a whole count >= 0 and float sum and mean; a count or sum given as text, a list, a boolean
+    or a negative count, and an integer too large for a float, are one error naming the stat's field (they raised
+    TypeError or OverflowError, or read -1 / -1 as 1); a value just outside [0, 1] is shown with its digits, not
+    rounded into the interval."""
+    from effstats.cli import main
+
+    bad = {"name": {"name": "exact_match", "split": "test"}, **stat}
+    write_run(tmp_path, "v1", "a/m", "boolq", [_entry("id1", 0, [_stat("exact_match", 1.0)]), _entry("id0", 0, [bad])])
+    for kw in ({}, {"trials": "separate"}):
+        with pytest.raises(ValueError, match=r"^metric: 'exact_match' of id0 in boolq:model=a_m/per_instance_stats"
+                                             r"\.json (entry 1|has|is)|^metric: 'exact_match' values must lie") as e:
+            read_helm_runs(tmp_path, **kw)
+        assert len(str(e.value).splitlines()) == 1
+        assert __import__("re").search(shown, str(e.value)), str(e.value)
+    assert main(["select", str(tmp_path), "--budget", "2", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err

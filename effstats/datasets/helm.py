@@ -219,15 +219,32 @@ def _matches(wanted: Any, pert: Any) -> bool:
     return all(pert.get(k) == v for k, v in wanted.items())
 
 
-def _stat_value(stat: dict) -> float | None:
-    """The stat's mean over its count (None when nothing was counted)."""
+def _stat_value(stat: dict, where: str) -> float | None:
+    """The stat's mean, else its sum over its count (None when nothing was counted), as a finite float; ``where``
+    names the stat in the error for a field that is no number of HELM's ``Stat`` (a whole count >= 0, a float sum
+    and mean)."""
     mean = stat.get("mean")
-    if mean is None:
-        count, total = stat.get("count"), stat.get("sum")
-        if not count or total is None:
-            return None
-        mean = total / count
-    return mean
+    if mean is not None:
+        return _finite(mean, where, "its mean ")
+    count, total = stat.get("count"), stat.get("sum")
+    if count is None or total is None:
+        return None
+    if count.__class__ is not int or count < 0:
+        raise ValueError(f"{where}: its count is {_plain(count)!r}, expected a whole number >= 0 (HELM's Stat count)")
+    total = _finite(total, where, "its sum ")
+    return total / count if count else None
+
+
+def _finite(v: Any, where: str, field: str = "") -> float:
+    """``v`` as a float if it is a finite number (not a boolean; an integer too large for a float is refused)."""
+    if not isinstance(v, bool) and isinstance(v, (int, float)):
+        try:
+            x = float(v)
+        except OverflowError:
+            x = math.inf
+        if math.isfinite(x):
+            return x
+    raise ValueError(f"{where}: {field}is {_plain(v)!r}, expected a finite number")
 
 
 def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg: str,
@@ -277,16 +294,13 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
             seen["perturbation"].add(pert.get("name") if pert is not None else None)
             if not _matches(perturbation, pert):
                 continue
-            v = _stat_value(stat)
+            v = _stat_value(stat, f"metric: {metric!r} of {iid} in {_shown(d, _STATS)} entry {k}")
             if v is None:
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ValueError(f"metric: {metric!r} of {iid} in {_shown(d, _STATS)} is {_plain(v)!r}, expected a "
-                                 "finite number")
             if not 0 <= v <= 1:
                 raise ValueError(
                     f"metric: {metric!r} values must lie in [0, 1] to form a response matrix; {iid} in "
-                    f"{_shown(d, _STATS)} has {v:g}"
+                    f"{_shown(d, _STATS)} has {v!r}"
                 )
             got = trials.setdefault(iid, {})
             now = (k, nm.get("split"), nm.get("sub_split"), pert, float(v))
