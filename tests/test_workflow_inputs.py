@@ -745,3 +745,32 @@ def test_an_edited_manifest_is_named_not_the_reference_it_was_not_given(bench, t
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("effstats estimate: error: DIR: manifest.json:") and "--reference" not in err, err
     assert "edited" in err, err
+
+
+@pytest.mark.parametrize("method", ["stratified-aipw", "sortsearch"])
+def test_zero_one_results_with_noise_and_a_graded_score_on_an_item_not_chosen_are_zero_one(method):
+    """0/1 results off by floating-point noise (1 - 1e-12, 1e-13) on the chosen items, and a 0.5 on an item not
+    chosen that restrict_to_manifest leaves out: the 0.5 kept the whole reading graded, so the chosen cells were
+    not snapped, were called graded ('e.g. 1 on item ...'), widened the interval and made Sort & Search refuse
+    them; what is read is 0/1, and the estimate and interval are those of the exact 0/1 results, with no warning."""
+    import warnings
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate
+
+    sel = _tasks_selection(2, method=method)
+    chosen = list(sel.items)
+    other = next(f"t{t}/{j}" for t in range(2) for j in range(200) if f"t{t}/{j}" not in set(chosen))
+    vals = np.zeros((2, len(chosen)))
+    vals[0, ::3] = vals[1, :40] = 1.0
+    exact = estimate(sel, ResponseMatrix(vals, model_ids=["a", "b"], item_ids=chosen))
+    noisy = np.column_stack([np.where(vals == 1, 1 - 1e-12, 1e-13), np.full(2, 0.5)])
+    new = ResponseMatrix(noisy, model_ids=["a", "b"], item_ids=chosen + [other])
+    assert new.kind == "score"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = estimate(sel, new, restrict_to_manifest=True)
+    for a, b in [(got.statistic, exact.statistic), (got.standard_error, exact.standard_error),
+                 *zip(got.confidence_interval(0.95), exact.confidence_interval(0.95))]:
+        np.testing.assert_array_equal(a, b)
+

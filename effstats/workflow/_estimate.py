@@ -23,7 +23,7 @@ from ._refit import _refit
 from ._select import Selection, _observed_scores
 from ._names import MANIFEST
 from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note,
-                           refuse_unicode_twins, str_id_set, warn_graded_against_binary)
+                           refuse_unicode_twins, str_id_set, warn_graded_against_binary, zero_one_where_read)
 from ._tasks import design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
@@ -737,6 +737,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None, failed)
     new = new._take(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
+    new = zero_one_where_read(new)
     protocol = check_lm_eval_provenance(selection.reference, new, bool(allow_protocol_change))
     warn_unobserved_strata(fits, new)  # before the warning below says such items are estimated from the others
     obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)

@@ -1,7 +1,8 @@
 """Checks of a new model's results against the items they should answer, for :func:`effstats.workflow.estimate`
 and a sequential run's looks: results given transposed, ids that differ from the manifest's only by Unicode
 normalisation or by characters that print alike, whole tasks without a result (not run, or every document failed),
-and graded scores against a reference of 0/1 results. Each says what the user gave and what to give instead."""
+0/1 or graded judged on the items read, and graded scores against a reference of 0/1 results. Each says what the
+user gave and what to give instead."""
 from __future__ import annotations
 
 import unicodedata
@@ -12,8 +13,10 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _plain
+from .._validation import snap_zero_one_scan
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
+from ._io import known_ids
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 
 if TYPE_CHECKING:
@@ -118,6 +121,25 @@ def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, in
         if i in got:
             seen.add(t)
     return {t: n for t, n in size.items() if t not in seen}
+
+
+def zero_one_where_read(new: ResponseMatrix) -> ResponseMatrix:
+    """``new`` (cut down to the items an estimate reads) as 0/1 results when its cells there are 0/1 up to
+    floating-point noise, snapped as a reading of those cells alone snaps them; else ``new`` itself.
+
+    A reading snaps 0/1 results off by noise (1 - 1e-12) only when no value of the whole table is graded, so a
+    graded score on an item left out (``restrict_to_manifest``, a task not scored) would leave the noise on the
+    items read and make them graded: the estimate must be that of the results without the items it does not read.
+    """
+    if new.kind == "binary":
+        return new
+    vals, binary = snap_zero_one_scan(np.where(new.observed, np.asarray(new.values, float), np.nan), allow_nan=True)
+    if not binary:
+        return new
+    with known_ids():  # the results' ids were warned about when read
+        return ResponseMatrix(np.where(new.observed, vals, 0.0), kind="binary", missing=new.missing,
+                              probabilities=new.probabilities, labels=new.labels, predictions=new.predictions,
+                              model_ids=new.model_ids, item_ids=new.item_ids, models=new.models, items=new.items)
 
 
 def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stacklevel: int = 3) -> bool:
