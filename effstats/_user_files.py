@@ -190,7 +190,10 @@ def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(path)
-    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # a read-only folder: name the file written, not the temporary name tried
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
         binary = isinstance(text, bytes)

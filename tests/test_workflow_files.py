@@ -1566,3 +1566,23 @@ def test_the_next_command_removes_a_swap_journals_own_temporary_file_a_kill_left
     mine.write_text("mine")
     estimate(tmp_path / "sel", rm.subset(models=[12], items=Selection.load(tmp_path / "sel").items))
     assert not left.exists() and mine.read_text() == "mine"
+
+
+def test_a_temporary_file_that_cannot_be_made_names_the_file_being_written(tmp_path, monkeypatch):
+    """A folder where no file can be made (read-only to the user: mkstemp is refused) gives an OSError naming the
+    file being written, as a full disk or a failed rename does, not the random temporary name the user never sees
+    (``cannot write to .../.manifest.json.14682.nh5r_iz7.tmp``); nothing is left in the folder."""
+    import errno
+    import tempfile
+
+    from effstats import _user_files
+
+    def refused(suffix=None, prefix=None, dir=None, text=False):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.path.join(dir, f"{prefix}x1y2{suffix}"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    for write in (_user_files.write_text_atomic, _user_files.temporary_copy):
+        with pytest.raises(PermissionError) as e:
+            write(tmp_path / "manifest.json", "{}")
+        assert e.value.filename == str(tmp_path / "manifest.json") and e.value.errno == errno.EACCES
+    assert list(tmp_path.iterdir()) == []
