@@ -774,3 +774,31 @@ def test_zero_one_results_with_noise_and_a_graded_score_on_an_item_not_chosen_ar
                  *zip(got.confidence_interval(0.95), exact.confidence_interval(0.95))]:
         np.testing.assert_array_equal(a, b)
 
+
+@pytest.mark.parametrize("method", ["stratified-aipw", "aipw", "stratified", "random"])
+def test_a_model_with_zero_one_results_gets_its_own_interval_beside_a_model_with_graded_ones(method):
+    """Two tasks, one model with a 0.5 on a chosen item and one with 0/1 results: the 0/1 model's estimate,
+    standard error and interval (the count-based ones of 0/1 results) are those it gets alone, up to rounding; one
+    flag for the whole batch gave it the graded combination when another model's results were graded (stratified
+    AIPW: standard error 0.0462 alone, 0.0475 beside the graded model)."""
+    import warnings
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate
+
+    sel = _tasks_selection(2, method=method)
+    chosen = list(sel.items)
+    vals = np.zeros((2, len(chosen)))
+    vals[0, ::3] = vals[1, :40] = 1.0
+    vals[0, 1] = 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the graded model's warning
+        both = estimate(sel, ResponseMatrix(vals, model_ids=["graded", "zero_one"], item_ids=chosen))
+        graded = estimate(sel, ResponseMatrix(vals[:1], model_ids=["graded"], item_ids=chosen))
+    alone = estimate(sel, ResponseMatrix(vals[1:], model_ids=["zero_one"], item_ids=chosen))
+    for est, j, ref in [(both, 1, alone), (both, 0, graded)]:
+        got = [est.statistic[j], est.standard_error[j], *(x[j] for x in est.confidence_interval(0.95))]
+        want = [ref.statistic[0], ref.standard_error[0], *(x[0] for x in ref.confidence_interval(0.95))]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(both.tasks().xs("zero_one", level="model")["standard_error"].to_numpy(),
+                               alone.tasks()["standard_error"].to_numpy(), rtol=0, atol=1e-12)

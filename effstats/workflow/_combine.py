@@ -356,13 +356,14 @@ def _models(ids: pd.Index) -> str:
 def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, weights: str = "items",
              reference: ResponseMatrix | None = None) -> tuple["_Combined", list[_TaskResult]]:
     w = _task_weights(tasks, weights)
-    parts, binary = [], True
+    parts, binary = [], np.ones(new.n_models, bool)
     for t, f in fits.items():
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
         sub = _on_items(new, f.items, t, reference)
-        binary &= sub.kind == "binary"
+        # each model's own: another model's graded scores leave its 0/1 results the interval of 0/1 results
+        binary &= sub.kind == "binary" or ~graded_cells(sub.values_with_nan()).any(axis=1)
         part = _task_result(t, float(w[t]), f, sub, int((tasks == t).sum()))
         parts.append(part if reference is None else _score_range_flags(part, reference, (tasks == t).to_numpy(),
                                                                        new.model_ids, sub))
@@ -436,7 +437,7 @@ class _Combined:
     """The whole benchmark's estimate: the tasks' estimates weighted by their sizes."""
 
     parts: list
-    binary: bool = True
+    binary: Any = True  # per new model (or one for all): its results on the chosen items are 0/1
 
     @property
     def statistic(self) -> np.ndarray:
@@ -497,13 +498,14 @@ class _Combined:
         (sampled scores all alike, whose residual variance says nothing of the items the sample missed), the
         half-width of its own interval (the exact one of a sample all alike) over the normal 97.5 % quantile; where
         the interval is its floor's (:func:`_floored`), the floor."""
-        se = np.asarray(p.result.standard_error, float)
-        if self.binary or p.method == "all":
+        own = se = np.asarray(p.result.standard_error, float)
+        graded = ~np.broadcast_to(self.binary, se.shape)
+        if p.method == "all" or not graded.any():
             return se
         floored = _floored(p) & _design_rows(p)
         if floored.any():
             se = np.where(floored, np.asarray(_design_result(p).floor, float), se)
-        return _interval_se(p, se)
+        return np.where(graded, _interval_se(p, se), own)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         level = check_confidence_level(confidence_level)
@@ -515,8 +517,8 @@ class _Combined:
             # AIPW, no residual variance: a normal interval of se 0) would claim the score exactly; Korn-Graubard's
             # at the items evaluated, as for several tasks; so for a width below 1e-6 of the score's range or a
             # degenerate standard error
-            point = (((high - low) < 1e-6) & (np.asarray(p.n_evaluated) < p.n_items)) | _degenerate(p)
-            if self.binary and p.design_based and p.method != "all" and point.any():
+            point = ((((high - low) < 1e-6) & (np.asarray(p.n_evaluated) < p.n_items)) | _degenerate(p)) & self.binary
+            if p.design_based and p.method != "all" and point.any():
                 # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
                 kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self._own_se()), level)
                 low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
@@ -548,7 +550,7 @@ class _Combined:
         from .._subset_results import _FEW_MINORITY
 
         sizes = np.array([p.n_items for p in self.parts], float)
-        if (not rows.any() or not self.binary
+        if (not rows.any() or not np.any(self.binary)
                 or not np.allclose([p.weight for p in self.parts], sizes / sizes.sum(), atol=1e-9)):
             return low, high
         k_parts, n_parts, wrong, right = [], [], 0.0, 0.0
@@ -616,7 +618,7 @@ class _Combined:
 
         none = np.zeros(np.shape(point), bool)
         sizes = np.array([p.n_items for p in self.parts], float)
-        if not self.binary or not np.allclose([p.weight for p in self.parts], sizes / sizes.sum(), atol=1e-9):
+        if not np.any(self.binary) or not np.allclose([p.weight for p in self.parts], sizes / sizes.sum(), atol=1e-9):
             return low, high, none
         designs, right, wrong = [], np.array(point, bool), np.array(point, bool)
         for p in self.parts:

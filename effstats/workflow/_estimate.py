@@ -293,9 +293,9 @@ class Estimate:
         for p in self._parts:
             ci = p.result.confidence_interval(confidence_level)
             se = _interval_se(p)
-            if self._combined.binary and p.method != "all":  # as the whole benchmark's, the task's own count's
-                se = np.where(_degenerate(p) & _design_rows(p), _count_task_se(p, np.asarray(p.n_evaluated, float)),
-                              se)
+            if p.method != "all":  # with 0/1 scores, as the whole benchmark's, the task's own count's
+                se = np.where(_degenerate(p) & _design_rows(p) & self._combined.binary,
+                              _count_task_se(p, np.asarray(p.n_evaluated, float)), se)
             for j, mid in enumerate(self.model_ids):
                 rows.append({"model": mid, "task": p.task, "weight": p.weight,
                              "estimate": float(np.asarray(p.result.statistic)[j]),
