@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -279,11 +280,12 @@ def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n
         assert read("long.csv") == fast
 
 
-@pytest.mark.parametrize("chunk", [1, 7, 100_000])
-def test_one_table_long_and_wide_reads_with_one_item_order_and_one_selection(tmp_path, chunk):
+def _one_table_long_and_wide(tmp_path: Path) -> tuple[list[str], pd.DataFrame]:
+    """One table written as ``wide.csv`` and long, model by model (``by_model.csv``, the first model evaluated on
+    every item) and item by item (``by_item.csv``, as a melt writes it), cells not evaluated left out; returns its
+    items in their file order and its long cells."""
     # items numbered within tasks, so that their file order (clean/7, clean/8, ..., clean/73) is not their order as
-    # text (clean/7, clean/73, clean/8); the long file written model by model (the first evaluated on every item)
-    # and item by item (as a melt writes it), with cells not evaluated left out
+    # text (clean/7, clean/73, clean/8)
     rng = np.random.default_rng(0)
     items = [f"{t}/{i}" for t in ("clean", "noisy") for i in range(80)]
     models = [f"org/m{m:02d}" for m in range(12)]
@@ -296,6 +298,12 @@ def test_one_table_long_and_wide_reads_with_one_item_order_and_one_selection(tmp
     cells.to_csv(tmp_path / "by_model.csv", index=False)
     cells.sort_values("item", key=lambda c: c.map(items.index), kind="stable").to_csv(tmp_path / "by_item.csv",
                                                                                         index=False)
+    return items, cells
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 100_000])
+def test_one_table_long_and_wide_reads_with_one_item_order(tmp_path, chunk):
+    items, cells = _one_table_long_and_wide(tmp_path)
     wide = read_scores_csv(tmp_path / "wide.csv")
     assert list(wide.item_ids) == items
     with pytest.MonkeyPatch.context() as mp:
@@ -310,8 +318,13 @@ def test_one_table_long_and_wide_reads_with_one_item_order_and_one_selection(tmp
         assert list(rm.item_ids) == items
         frame = rm.to_frame()[items]
         pd.testing.assert_frame_equal(frame.reindex(wide.model_ids), wide.to_frame(), check_names=False)
+
+
+def test_one_table_long_and_wide_gives_one_selection(tmp_path):
+    # select reads each file as a user's command does (chunks of the reader's own size)
     from effstats.workflow import select
 
+    _one_table_long_and_wide(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the cells not evaluated
         chosen = [list(select(f, budget=30, method="aipw", seed=0).items)
