@@ -773,6 +773,21 @@ def test_zero_one_results_with_noise_and_a_graded_score_on_an_item_not_chosen_ar
     for a, b in [(got.statistic, exact.statistic), (got.standard_error, exact.standard_error),
                  *zip(got.confidence_interval(0.95), exact.confidence_interval(0.95))]:
         np.testing.assert_array_equal(a, b)
+    # beside another model's graded scores: each noisy model's results are its exact 0/1 ones
+    graded = np.full((1, len(chosen)), 0.5)
+    new = ResponseMatrix(np.vstack([noisy[:, :-1], graded]), model_ids=["a", "b", "graded"], item_ids=chosen)
+    if method == "sortsearch":  # refused for the graded model's scores, named (not the noise, 'e.g. 1')
+        with pytest.raises(ValueError, match=r"^new_results: graded scores \(e\.g\. 0\.5\), not 0/1"):
+            estimate(sel, new)
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = estimate(sel, new)
+    said = [str(w.message) for w in caught if "graded scores" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("new_results: model 'graded' has graded scores (e.g. 0.5 "), said
+    for a, b in [(got.statistic, exact.statistic), (got.standard_error, exact.standard_error),
+                 *zip(got.confidence_interval(0.95), exact.confidence_interval(0.95))]:
+        np.testing.assert_allclose(a[:2], b, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("method", ["stratified-aipw", "aipw", "stratified", "random"])

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _plain
-from .._validation import snap_zero_one_scan
+from .._validation import ZERO_ONE_ATOL
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
 from ._io import known_ids
@@ -124,22 +124,29 @@ def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, in
 
 
 def zero_one_where_read(new: ResponseMatrix) -> ResponseMatrix:
-    """``new`` (cut down to the items an estimate reads) as 0/1 results when its cells there are 0/1 up to
-    floating-point noise, snapped as a reading of those cells alone snaps them; else ``new`` itself.
+    """``new`` (cut down to the items and models a look or an estimate reads) with each model's results snapped to 0
+    and 1 where all its cells there are 0/1 up to floating-point noise, as a reading of that model's cells alone
+    snaps them; 0/1 results when every model's are.
 
     A reading snaps 0/1 results off by noise (1 - 1e-12) only when no value of the whole table is graded, so a
-    graded score on an item left out (``restrict_to_manifest``, a task not scored) would leave the noise on the
-    items read and make them graded: the estimate must be that of the results without the items it does not read.
+    graded score on an item left out (``restrict_to_manifest``, a task not scored) or of another model would leave
+    the noise on a model's cells and make them graded: a model's estimate must be the one its results on the items
+    read give alone.
     """
     if new.kind == "binary":
         return new
-    vals, binary = snap_zero_one_scan(np.where(new.observed, np.asarray(new.values, float), np.nan), allow_nan=True)
-    if not binary:
+    vals = np.where(new.observed, np.asarray(new.values, float), np.nan)
+    near = np.isnan(vals) | (np.abs(vals) <= ZERO_ONE_ATOL) | (np.abs(vals - 1) <= ZERO_ONE_ATOL)
+    rows = near.all(axis=1)
+    moved = rows[:, None] & ~np.isnan(vals) & (vals != np.round(vals))
+    if not rows.any() or not moved.any() and not rows.all():
         return new
+    vals = np.where(rows[:, None], np.round(vals), vals)
     with known_ids():  # the results' ids were warned about when read
-        return ResponseMatrix(np.where(new.observed, vals, 0.0), kind="binary", missing=new.missing,
-                              probabilities=new.probabilities, labels=new.labels, predictions=new.predictions,
-                              model_ids=new.model_ids, item_ids=new.item_ids, models=new.models, items=new.items)
+        return ResponseMatrix(np.where(new.observed, vals, 0.0), kind="binary" if rows.all() else "score",
+                              missing=new.missing, probabilities=new.probabilities, labels=new.labels,
+                              predictions=new.predictions, model_ids=new.model_ids, item_ids=new.item_ids,
+                              models=new.models, items=new.items)
 
 
 def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stacklevel: int = 3) -> bool:
