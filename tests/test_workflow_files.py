@@ -1586,3 +1586,32 @@ def test_a_temporary_file_that_cannot_be_made_names_the_file_being_written(tmp_p
             write(tmp_path / "manifest.json", "{}")
         assert e.value.filename == str(tmp_path / "manifest.json") and e.value.errno == errno.EACCES
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("beside", ["an item outside the batch", "another model"])
+def test_update_with_zero_one_results_off_by_noise_beside_a_graded_score_not_read_is_zero_one(tmp_path, capsys,
+                                                                                              beside):
+    """0/1 results off by floating-point noise (1 - 1e-12, 1e-13) on the batch, beside a 0.5 the look does not read
+    (on an item left out by --restrict-to-manifest, or another model's): the 0.5 kept the whole file graded, so
+    the look recorded 1e-13 and 0.999999999999 and warned of graded scores ('e.g. 1e-13'); it reads them as the
+    exact 0/1 results, with no warning, and records the look those give."""
+    import pandas as pd
+
+    looks = []
+    for noisy in (False, True):
+        (tmp_path / str(noisy)).mkdir()
+        run, new = _csv_run(tmp_path / str(noisy), capsys)
+        order = json.loads((run / "state.json").read_text())["order"]
+        rows = pd.read_csv(_results(new, order[:20], tmp_path / f"{noisy}.csv"))
+        if noisy:
+            rows["score"] = np.where(rows["score"] == 1, 1 - 1e-12, 1e-13)
+            other = ({"model": "new", "item": order[200], "score": 0.5} if beside.startswith("an item") else
+                     {"model": "other", "item": order[0], "score": 0.5})
+            rows = pd.concat([rows, pd.DataFrame([other])])
+        rows.to_csv(tmp_path / f"{noisy}.csv", index=False)
+        argv = ["sequential", "update", run, tmp_path / f"{noisy}.csv", "--restrict-to-manifest"]
+        code, _, err = _run(argv + (["--model", "new"] if "model" in beside else []), capsys)
+        assert code == 0 and err == "", err
+        look = json.loads((run / "state.json").read_text())["looks"][-1]
+        looks.append({k: v for k, v in look.items() if k not in ("time", "results")})
+    assert looks[1] == looks[0]

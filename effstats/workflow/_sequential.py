@@ -17,7 +17,7 @@ from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
 from ._new_results import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins, str_id_set,
-                           warn_graded_against_binary)
+                           warn_graded_against_binary, zero_one_where_read)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, kept_reference, output_dir, read_new_results,
@@ -679,6 +679,7 @@ class SequentialRun(_AdaptiveRule, _Report):
                                  f"items are listed in batch_{k:03d}/items.csv), e.g. {_plain(list(ids[:3]))}")
             left_out = int((~on).sum())
             row, ids = row._take(items=np.flatnonzero(on)), ids[on]
+        row = zero_one_where_read(row)  # 0/1 on what the look reads, whatever the results it does not read hold
         handed_out = set(st["order"][: self.n_evaluated + len(batch)])
         outside = [i for i in ids if i not in handed_out]
         gone = {d["order"]: d.get("look") for d in st.get("dropped") or ()}
