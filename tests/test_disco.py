@@ -662,3 +662,26 @@ def test_forest_predictions_sum_the_trees_in_order():
         for got in pool.map(lambda _: est.predict(tgt), range(16)):
             np.testing.assert_array_equal(got, expected)
     assert rf.n_jobs == -1
+
+
+def test_forest_prediction_loop_gives_scikit_learns_one_job_prediction():
+    """The trees summed by DISCO's own loop give the bits of scikit-learn's forest predicting with one job, on
+    float and 0/1 signatures, for one row and many; other regressors predict as they are."""
+    import copy
+
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    from effstats.disco._estimator import _predict_in_order
+    from effstats.disco._predictors import make_predictor
+
+    g = np.random.default_rng(5)
+    for seed, (m, n) in enumerate([(60, 20), (150, 100), (9, 3)]):
+        for X in (g.normal(size=(m, n)), (g.random((m, n)) < 0.6).astype(float)):
+            y = g.random(m)
+            rf = make_predictor("rf", random_state=seed).fit(X, y)
+            one = copy.copy(rf)
+            one.n_jobs = 1
+            for Xq in (g.normal(size=(40, n)), X[:1], X):
+                np.testing.assert_array_equal(_predict_in_order(rf, Xq), one.predict(Xq))
+    gb = GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(_predict_in_order(gb, X), gb.predict(X))

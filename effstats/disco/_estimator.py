@@ -57,9 +57,23 @@ def _predict_in_order(est: Any, X: np.ndarray) -> np.ndarray:
 
     scikit-learn's forests add their trees' predictions from ``n_jobs`` threads in the order the threads finish, so
     one fit gives predictions that differ at 1e-16 from run to run, enough for near-tied target models to swap
-    ranks. One job sums the trees in their order; prediction is a small part of a fit (the trees are still built on
-    ``n_jobs`` threads).
+    ranks. The trees are summed here in their order; prediction is a small part of a fit (the trees are still built
+    on ``n_jobs`` threads).
+
+    A single-output random forest regressor is summed by this loop, the forest's own arithmetic (``y += tree's
+    prediction`` for each tree, then ``/= n_trees``, on the rows as the forest converts them) without a task and an
+    input check per tree, which cost several times the trees' own predictions on a few hundred rows; any other
+    estimator predicts with one job.
     """
+    from sklearn.ensemble import RandomForestRegressor
+
+    if type(est) is RandomForestRegressor and getattr(est, "n_outputs_", None) == 1 and hasattr(est, "estimators_"):
+        Xf = est._validate_X_predict(X)
+        y = np.zeros(Xf.shape[0], dtype=np.float64)
+        for tree in est.estimators_:
+            y += tree.tree_.predict(Xf)[:, 0]
+        y /= len(est.estimators_)
+        return y
     if getattr(est, "n_jobs", None) in (None, 1) or not hasattr(est, "estimators_"):
         return est.predict(X)
     one = copy.copy(est)  # shallow: shares the fitted trees; the caller's (possibly shared) estimator is untouched
