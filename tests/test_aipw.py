@@ -205,6 +205,26 @@ def test_difficulty_fit_predicts_each_model_once_at_the_distinct_feature_values(
     np.testing.assert_array_equal(fit.at(np.array([[0.5], [1.0]])),
                                   fit._models[0].predict_proba(np.array([[0.5], [1.0]]))[None, :, 1])
 
+def test_difficulty_logistic_fit_is_scikit_learns_fit():
+    """The difficulty regressor's logistic regressions, fitted through scikit-learn's solver call without the checks
+    around it, are its ``fit``'s bit for bit: coefficients, intercept, iterations and predicted probabilities, on
+    separable and overlapping responses, with and without an intercept; other logistic regressions take ``fit``."""
+    rng = np.random.default_rng(21)
+    for n, C, intercept in [(80, 100.0, True), (12, 100.0, True), (40, 1.0, False), (200, 0.01, True)]:
+        X = rng.normal(size=(n, 1))
+        for y in ((rng.random(n) < 0.7).astype(float), (X[:, 0] > 0).astype(float)):
+            params = LogisticRegression(C=C, fit_intercept=intercept).get_params()
+            want = LogisticRegression(**params).fit(X, y)
+            got = _aipw._lbfgs_logistic(params, X, y)
+            for a in ("coef_", "intercept_", "n_iter_", "classes_"):
+                np.testing.assert_array_equal(getattr(got, a), getattr(want, a))
+            np.testing.assert_array_equal(got.predict_proba(X), want.predict_proba(X))
+    assert _aipw._plain_lbfgs(LogisticRegression(C=3.0))
+    for other in (LogisticRegression(class_weight="balanced"), LogisticRegression(solver="liblinear"),
+                  LogisticRegression(warm_start=True)):
+        assert not _aipw._plain_lbfgs(other)
+
+
 # ----------------------------------------------------------------------------- the authors' formula by hand
 def test_authors_formula_by_hand():
     # Zhang, Dorner & Hardt (2025), benchpred/aipw.py: Ridge(alpha=10) fitted on the sample S, then
