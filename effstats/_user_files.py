@@ -231,9 +231,13 @@ def folder_lock(d: Path, name: str, wait: float | None = None) -> Any:
         return
     import time
 
-    try:
-        fd = os.open(Path(d) / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    lock = Path(d) / LOCK
+    try:  # never through a link: it would make and lock a file wherever it points
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
     except OSError as exc:
+        if lock.is_symlink():
+            raise ValueError(f"{name}: {lock} is a link; effstats locks a file of its own in the folder, never "
+                             "where a link points: remove it") from None
         raise ValueError(f"{name}: cannot lock {d} ({exc.strerror})") from None
     try:
         deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)

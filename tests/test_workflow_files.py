@@ -1615,3 +1615,25 @@ def test_update_with_zero_one_results_off_by_noise_beside_a_graded_score_not_rea
         look = json.loads((run / "state.json").read_text())["looks"][-1]
         looks.append({k: v for k, v in look.items() if k not in ("time", "results")})
     assert looks[1] == looks[0]
+
+
+def test_a_lock_file_that_is_a_link_is_refused_and_nothing_is_made_where_it_points(tmp_path, capsys):
+    """A folder's .effstats.lock that is a link (to a file outside the folder, dangling or not): the lock followed
+    it, making an empty file wherever it pointed and locking that; it is refused in one line naming the link,
+    nothing made or locked outside, and the command line exits 2."""
+    from effstats.workflow._files import locked
+
+    folder, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / ".effstats.lock").symlink_to(elsewhere / "made")
+    with pytest.raises(ValueError, match=r"^directory: .*out/\.effstats\.lock is a link; .* remove it"):
+        with locked(folder):
+            pass
+    assert list(elsewhere.iterdir()) == []
+    truth = _truth()
+    ref = tmp_path / "ref.csv"
+    truth.subset(models=range(24)).to_long().to_csv(ref, index=False)
+    code, _, err = _run(["select", ref, "--budget", 30, "--out", folder, "--no-progress"], capsys)
+    assert code == 2 and _one_line(err).startswith("effstats select: error: --out: ") and " is a link" in err, err
+    assert list(elsewhere.iterdir()) == [] and sorted(p.name for p in folder.iterdir()) == [".effstats.lock"]
