@@ -408,3 +408,19 @@ def test_a_stat_whose_count_sum_or_mean_is_no_number_is_one_error(tmp_path, caps
     assert main(["select", str(tmp_path), "--budget", "2", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_a_perturbation_without_a_name_is_listed_by_its_fields_not_as_unperturbed(tmp_path):
+    """Perturbed records whose perturbation has no name: when nothing matches, the perturbations listed showed them
+    as None, read '(None: unperturbed)', as if the run had no perturbed instance; they are listed by their fields,
+    as JSON, which is what perturbation= (and --perturbation) take to read them."""
+    nameless = {"robustness": True, "prob": 0.1}
+    write_run(tmp_path, "v1", "a/m", "boolq", [
+        _entry("id0", 0, [_stat("exact_match", 1.0)]),
+        _entry("id0", 0, [_stat("exact_match", 0.0, perturbation=nameless)], perturbation=nameless)])
+    with pytest.raises(ValueError, match=r"^perturbation: no 'exact_match' stats match 'typo'; perturbations there: "
+                                         r"\[None, '\{\"prob\": 0\.1, \"robustness\": true\}'\] "
+                                         r"\(None: unperturbed\)$"):
+        read_helm_runs(tmp_path, perturbation="typo")
+    assert read_helm_runs(tmp_path, perturbation=json.loads('{"prob": 0.1, "robustness": true}')).values.tolist() == [
+        [0.0]]

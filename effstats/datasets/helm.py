@@ -291,7 +291,9 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
                 raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} ({iid}): the perturbation of {metric!r} is "
                                  f"{_plain(pert)!r}, expected a JSON object with a string name (HELM's perturbation "
                                  "description) or none")
-            seen["perturbation"].add(pert.get("name") if pert is not None else None)
+            # a perturbation without a name by its fields, which perturbation= takes: not None, the unperturbed
+            seen["perturbation"].add(None if pert is None else pert["name"] if "name" in pert else
+                                     json.dumps(pert, sort_keys=True, default=str))
             if not _matches(perturbation, pert):
                 continue
             v = _stat_value(stat, f"metric: {metric!r} of {iid} in {_shown(d, _STATS)} entry {k}")
