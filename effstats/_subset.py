@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+import weakref
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -273,6 +274,39 @@ def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarra
     return lab
 
 
+_FLOAT_VALUES: dict = {}  # id(values) -> (weak reference to a ResponseMatrix's values, their float64 copy)
+_FLOAT_VALUES_BYTES = 512e6
+
+
+def _float_values(values: np.ndarray) -> np.ndarray:
+    """``values.astype(float)``, made once per read-only values array (read-only itself).
+
+    A protocol fits many estimators and seeds on one split's source half: every fit reads its correctness as
+    float64, which would be a fresh (M, N) copy each time (36 MB for 225 x 20,000), and DISCO's disagreement memo
+    needs the same read-only array to find its scores again. Kept by the values array's identity (held by weak
+    reference, so a freed array never matches a new one at its address) and only for arrays nothing can write
+    into (``subset`` and the data loaders make a ResponseMatrix's read-only); a byte-bounded set, the oldest
+    dropped first.
+    """
+    from ._results import _read_only
+
+    if not _read_only(values):
+        return values.astype(float)
+    entry = _FLOAT_VALUES.get(id(values))
+    if entry is not None and entry[0]() is values:
+        return entry[1]
+    for k in [k for k, (ref, _) in _FLOAT_VALUES.items() if ref() is None]:
+        del _FLOAT_VALUES[k]
+    out = values.astype(float)
+    out.flags.writeable = False
+    _FLOAT_VALUES.pop(id(values), None)
+    _FLOAT_VALUES[id(values)] = (weakref.ref(values), out)
+    total = sum(v.nbytes for _, v in _FLOAT_VALUES.values())
+    while total > _FLOAT_VALUES_BYTES and len(_FLOAT_VALUES) > 1:
+        total -= _FLOAT_VALUES.pop(next(iter(_FLOAT_VALUES)))[1].nbytes
+    return out
+
+
 def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     """Parse a ResponseMatrix, a DataFrame or an array (probabilities / class ids with labels / correctness).
 
@@ -282,7 +316,7 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     """
     if isinstance(x, ResponseMatrix):
         # a ResponseMatrix keeps ``missing`` only when some cell is missing (its values there are 0)
-        return _Outputs(x.probabilities, x.predictions, x.values.astype(float), x.labels, x.item_ids, x.items,
+        return _Outputs(x.probabilities, x.predictions, _float_values(x.values), x.labels, x.item_ids, x.items,
                         _some(x.missing))
     if isinstance(x, _Outputs):
         return x
