@@ -415,7 +415,12 @@ class DISCO(_SubsetEstimator):
             # float64 planes, without the (M, N, 2) cube outputs() stacks (the same scores)
             if base is src.correct and base.dtype == np.float64:
                 return _disagreement_correct((base if every else base[models])[:, items], measure)
-            return _disagreement(outputs(items), measure, self.top_k)
+            if base is src.correct:
+                return _disagreement(outputs(items), measure, self.top_k)
+            # probabilities or class ids scored from the source cube itself, without copying the models' or the
+            # items' part of it first
+            return _disagreement(base, measure, self.top_k, models=None if every else models,
+                                 items=None if isinstance(items, slice) else items)
 
         self.scores_ = _memo(base, key, lambda: score(selection))
         # Hard labels and 0/1 correctness give PDS few distinct values (binary correctness: 2), so most items

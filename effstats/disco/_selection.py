@@ -389,10 +389,36 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
     return _disagreement(arr, measure, top_k, n_classes)
 
 
-def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int | None = None) -> np.ndarray:
+def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int | None = None, *,
+                  models: np.ndarray | None = None, items: np.ndarray | None = None) -> np.ndarray:
     """:func:`effstats.disco.disagreement` of class ids or of probabilities that are already validated (DISCO's source
     outputs: checked once when parsed, not again for every variant and seed; the check of a 450 x 20,000 x 10 cube costs
-    about as much as its PDS)."""
+    about as much as its PDS).
+
+    ``models`` and ``items`` (positions, None: all) score ``arr[models][:, items]``. Probabilities are gathered a block
+    of items at a time, without that copy of the cube first: each block holds the values of that copy's block in its
+    memory layout (numpy's sums over models depend on the layout: a C-ordered block can differ in the last bit),
+    so the scores are the same."""
+    if np.issubdtype(arr.dtype, np.integer) or (models is None and items is None):
+        arr = arr if models is None else arr[models]
+        arr = arr if items is None else arr[:, items]
+
+        def cols(i: int, j: int) -> np.ndarray:
+            return arr[:, i:j]
+        n = arr.shape[1]
+    else:
+        if items is None:
+            def cols(i: int, j: int) -> np.ndarray:  # C order, as arr[models][:, i:j]
+                return arr[models[:, None], np.arange(i, j)]
+            n = arr.shape[1]
+        else:
+            items = np.asarray(items)
+
+            def cols(i: int, j: int) -> np.ndarray:  # item-major memory, as arr[...][:, items][:, i:j]
+                if models is None:
+                    return arr[:, items[i:j]]
+                return arr[models[None, :], items[i:j, None]].transpose(1, 0, 2)
+            n = items.size
     if np.issubdtype(arr.dtype, np.integer):
         # one bound: the ranks the class ids hold (1 for hard labels)
         top_k = check_positive_int(top_k, "top_k", maximum=arr.shape[2] if arr.ndim == 3 else 1)
@@ -406,16 +432,16 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
     # by ~1e-14), and equal items must score equally wherever they fall, since the scores are ranked and ties broken on
     # purpose.
     f = _pds if measure == "pds" else _jsd
-    m, n = arr.shape[:2]
+    m = arr.shape[0] if models is None else len(models)
     step = max(2, (1 << 21) // max(1, m * arr.shape[2]))
     if step >= n:
-        return f(arr.astype(float, copy=False))
+        return f(cols(0, n).astype(float, copy=False))
     starts = list(range(0, n, step))
     if n - starts[-1] == 1:  # the last block would be one item: join it to the previous one
         starts.pop()
     out = np.empty(n)
     for i, j in zip(starts, starts[1:] + [n]):
-        out[i:j] = f(arr[:, i:j].astype(float))
+        out[i:j] = f(cols(i, j).astype(float))
     return out
 
 
