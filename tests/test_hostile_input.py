@@ -480,3 +480,40 @@ def test_a_link_to_proc_is_not_walked_into_other_processes_folders(tmp_path, mon
     (logs / "sys").symlink_to("/sys", target_is_directory=True)
     monkeypatch.chdir(elsewhere)
     assert sorted(read_lm_eval_samples(logs).model_ids) == ["org/a", "org/b", "org/c"]
+
+
+def test_paths_with_line_breaks_are_printed_each_on_one_line(tmp_path, capsys):
+    """A folder or file name holding a line break is printed as an escape on its line, as names from the data are:
+    a line of the output never starts with the rest of a name."""
+    d = simulate_responses(13, 60, rng=3)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(13)], item_ids=[f"t/{k}" for k in range(60)])
+    rm.subset(models=range(12)).to_long().to_csv(tmp_path / "ref.csv", index=False)
+    sel, seq = tmp_path / "sel\nSELTAIL", tmp_path / "seq\rSEQTAIL"
+    printed = []
+    code, out, err = _run(["select", tmp_path / "ref.csv", "--budget", 15, "--out", sel], capsys)
+    assert code == 0, err
+    printed.append(out)
+    new = tmp_path / "new\nNEWTAIL.csv"
+    rm.subset(models=[12], items=list(Selection.load(sel).items)).to_long().to_csv(new, index=False)
+    code, out, err = _run(["estimate", sel, new], capsys)
+    assert code == 0, err
+    printed.append(out)
+    code, out, err = _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", 0.3, "--initial", 20,
+                           "--batch", 20, "--out", seq], capsys)
+    assert code == 0, err
+    printed.append(out)
+    for k in range(3):
+        run = SequentialRun.load(seq)
+        if run.stopped:
+            break
+        rm.subset(models=[12], items=list(run.next_items)).to_long().to_csv(tmp_path / f"b{k}.csv", index=False)
+        code, out, err = _run(["sequential", "update", seq, tmp_path / f"b{k}.csv"], capsys)
+        assert code == 0, err
+        printed.append(out)
+    code, out, err = _run(["sequential", "status", seq], capsys)
+    assert code == 0, err
+    printed.append(out)
+    text = "\n".join(printed)
+    assert "sel\\nSELTAIL" in text and "seq\\rSEQTAIL" in text  # the paths are shown, escaped
+    lines = text.replace("\r", "\n").splitlines()
+    assert not [ln for ln in lines if ln.startswith(("SELTAIL", "SEQTAIL", "NEWTAIL"))]

@@ -346,16 +346,16 @@ def _select(args: argparse.Namespace) -> None:
         print(f"fewer items than the budget: {sel.shortfall}")
     if sel.new_results_note is not None:
         print(f"new results: {sel.new_results_note}")
-    print(f"manifest: {manifest}")
+    print(f"manifest: {line_text(str(manifest))}")
     if sel.lm_eval_samples is not None and sel.reference.get("layout") == "lm-eval":
         print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
     elif sel.helm_instances is not None:
-        print(f"the chosen instance ids per run spec: {Path(args.out) / HELM_INSTANCES}\n"
+        print(f"the chosen instance ids per run spec: {line_text(str(Path(args.out) / HELM_INSTANCES))}\n"
               f"run the new model on these run specs as the reference models were run (helm-run --run-entries "
               f"<run entry>,model=<new model> ...; HELM runs whole run specs), then read its chosen instances:\n"
               f"  effstats estimate {_shell_word(str(args.out))} <benchmark_output/runs/SUITE> --restrict-to-manifest")
     else:
-        print(_table_hint(f'{manifest} ("items")', f"effstats estimate {_shell_word(str(args.out))}",
+        print(_table_hint(f'{line_text(str(manifest))} ("items")', f"effstats estimate {_shell_word(str(args.out))}",
                           Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
 
 
@@ -430,7 +430,7 @@ def _estimate(args: argparse.Namespace) -> None:
         print(f"read the manifest's items from NEW_RESULTS; left out its {est.n_left_out} other item(s) "
               "(--restrict-to-manifest)")
     print(est.to_markdown(level), end="")
-    print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
+    print(f"written: {', '.join(line_text(str(paths[k])) for k in ('markdown', 'html', 'csv', 'tasks'))}")
 
 
 def _sequential(args: argparse.Namespace) -> None:
@@ -475,8 +475,8 @@ def _status(args: argparse.Namespace) -> None:
         print(json.dumps({"directory": str(run._directory), **s, "pending": None if pending is None else pending[1]}))
         return
     if pending is not None:
-        print(f"note: a command on {run._directory} (process {pending[1]}) was stopped midway through writing the "
-              "run below; the next `effstats sequential update` on it completes that write first")
+        print(f"note: a command on {line_text(str(run._directory))} (process {pending[1]}) was stopped midway "
+              "through writing the run below; the next `effstats sequential update` on it completes that write first")
     if s["rule"] == "efficacy":
         rule = f"efficacy against {line_text(str(s['against']))}"
     elif s["rule"] == "precision":
@@ -484,7 +484,7 @@ def _status(args: argparse.Namespace) -> None:
     else:
         rule = f"adaptive, ability standard error ≤ {s['target_se']:g}"
     model = "no results yet" if s["model"] is None else f"model {line_text(s['model'])}"
-    print(f"{run._directory}: rule {rule}; {model}")
+    print(f"{line_text(str(run._directory))}: rule {rule}; {model}")
     print(f"looks: {s['looks']}; items used: {s['items_used']:,} of at most {s['max_n']:,}")
     if s["n_dropped"]:
         print(f"dropped: {s['n_dropped']:,} item(s) that returned no result (--skip-failed), e.g. "
@@ -507,7 +507,7 @@ def _status(args: argparse.Namespace) -> None:
     if changes:
         print(f"runs made otherwise than the reference runs (--allow-protocol-change): "
               f"{line_text('; '.join(changes[:3]))}{' …' if len(changes) > 3 else ''}")
-    batch = run._directory / f"batch_{s['looks'] + 1:03d}"
+    batch = line_text(str(run._directory / f"batch_{s['looks'] + 1:03d}"))
     print(f"decision: continue; next batch: {s['next_items']:,} items in {batch}" if s["decision"] == "continue"
           else f"decision: stopped: {s['why']} ({s['decision']})")
 
@@ -545,7 +545,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
               f"{st['batch']:,} a look, up to {looks:,} looks ({st['max_n']:,} items)"
               + ("; close models can take dozens of looks, each a harness run: --batch B (and --initial) sets "
                  "fewer, larger batches" if looks > 10 and args.batch is None else ""))
-    print(f"batch 1: {len(run.next_items):,} items in {path}")
+    print(f"batch 1: {len(run.next_items):,} items in {line_text(str(path))}")
     if run.lm_eval_samples is not None and run.state["reference"].get("layout") == "lm-eval":
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
     _next_step(run, path, args.out)
@@ -565,7 +565,7 @@ def _state_bytes(d: Path) -> bytes | None:
 def _next_step(run, path: Path, directory: str) -> None:
     """How to run the next batch and record it."""
     if run.helm_instances is not None:
-        print(f"the batch's instance ids per run spec: {path / HELM_INSTANCES}\n"
+        print(f"the batch's instance ids per run spec: {line_text(str(path / HELM_INSTANCES))}\n"
               "run the new model on these run specs as the reference models were run (helm-run --run-entries "
               "<run entry>,model=<new model> ...; HELM runs whole run specs), then read the batch's instances:\n"
               f"  effstats sequential update {_shell_word(str(directory))} <benchmark_output/runs/SUITE> "
@@ -573,7 +573,8 @@ def _next_step(run, path: Path, directory: str) -> None:
     elif run.state["reference"].get("layout") == "lm-eval":
         print(f"then: effstats sequential update {_shell_word(str(directory))} <OUT>")
     else:
-        print(_table_hint(f"{path / ITEMS_JSON} ({path / 'items.csv'}: the same, for a spreadsheet)",
+        print(_table_hint(f"{line_text(str(path / ITEMS_JSON))} ({line_text(str(path / 'items.csv'))}: the same, for a "
+                          "spreadsheet)",
                           f"effstats sequential update {_shell_word(str(directory))}", path / LM_EVAL_SAMPLES,
                           run.lm_eval_samples))
 
@@ -592,7 +593,7 @@ def _update(args: argparse.Namespace) -> None:
               f"NEW_RESULTS; left out its {run.n_left_out} other item(s) (--restrict-to-manifest)")
     if run.stopped:
         print(run.to_markdown(), end="")
-        print(f"written: {path}")
+        print(f"written: {line_text(str(path))}")
     else:
         rule = run.state["rule"]
         if rule["kind"] == "adaptive":
@@ -621,7 +622,7 @@ def _update(args: argparse.Namespace) -> None:
             print(f"look {len(run.state['looks'])}: {res.n:,} items, {what} {res.estimate:.4f}, "
                   f"{_level_percent(level)} % repeated interval [{lo:.4f}, {hi:.4f}] "
                   f"(valid at any look{side}){extra}: continue")
-        print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items):,} items in {path}")
+        print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items):,} items in {line_text(str(path))}")
         _next_step(run, path, args.state)
 
 
