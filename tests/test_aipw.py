@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import math
+import sys
 import time
 import warnings
 
@@ -223,6 +224,30 @@ def test_difficulty_logistic_fit_is_scikit_learns_fit():
     for other in (LogisticRegression(class_weight="balanced"), LogisticRegression(solver="liblinear"),
                   LogisticRegression(warm_start=True)):
         assert not _aipw._plain_lbfgs(other)
+
+
+@pytest.mark.parametrize("private", ["changed signature", "other coefficients"])
+def test_difficulty_logistic_fit_falls_back_to_fit_where_the_private_solver_call_differs(monkeypatch, private):
+    """The shortcut calls a private scikit-learn function: where a release changes its arguments or its results,
+    the check the shortcut is taken under fails and every fit is ``LogisticRegression.fit``'s."""
+    import sklearn.linear_model._logistic as logistic
+
+    real = logistic._logistic_regression_path
+
+    def path(X, y, **kw):
+        if private == "changed signature":
+            raise TypeError("_logistic_regression_path() got an unexpected keyword argument 'multi_class'")
+        coefs, Cs, n_iter = real(X, y, **kw)
+        # a release whose arguments mean otherwise to this module's call than to fit's
+        shift = 1e-9 if sys._getframe(1).f_code.co_name == "_lbfgs_logistic" else 0.0
+        return [c + shift for c in coefs], Cs, n_iter
+
+    monkeypatch.setattr(logistic, "_logistic_regression_path", path)
+    monkeypatch.setattr(_aipw, "_LBFGS_AGREES", [])
+    assert not _aipw._plain_lbfgs(LogisticRegression(C=3.0))
+    monkeypatch.setattr(logistic, "_logistic_regression_path", real)
+    monkeypatch.setattr(_aipw, "_LBFGS_AGREES", [])
+    assert _aipw._plain_lbfgs(LogisticRegression(C=3.0))
 
 
 # ----------------------------------------------------------------------------- the authors' formula by hand
