@@ -685,3 +685,29 @@ def test_forest_prediction_loop_gives_scikit_learns_one_job_prediction():
                 np.testing.assert_array_equal(_predict_in_order(rf, Xq), one.predict(Xq))
     gb = GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, y)
     np.testing.assert_array_equal(_predict_in_order(gb, X), gb.predict(X))
+
+
+def test_forest_prediction_loop_gives_way_where_scikit_learn_renames_what_it_calls(monkeypatch):
+    """A scikit-learn release without the private method the loop calls (its own predict calls the new name): the
+    forest's own one-job prediction."""
+    import copy
+    import sys
+
+    from sklearn.ensemble import RandomForestRegressor
+
+    from effstats.disco._estimator import _predict_in_order
+
+    real = RandomForestRegressor._validate_X_predict
+
+    def renamed(self, X):
+        if sys._getframe(1).f_code.co_name == "_predict_in_order":
+            raise AttributeError("'RandomForestRegressor' object has no attribute '_validate_X_predict'")
+        return real(self, X)
+
+    g = np.random.default_rng(6)
+    X, y = g.normal(size=(60, 20)), g.random(60)
+    rf = RandomForestRegressor(20, random_state=0, n_jobs=2).fit(X, y)
+    one = copy.copy(rf)
+    one.n_jobs = 1
+    monkeypatch.setattr(RandomForestRegressor, "_validate_X_predict", renamed)
+    np.testing.assert_array_equal(_predict_in_order(rf, X), one.predict(X))

@@ -68,12 +68,15 @@ def _predict_in_order(est: Any, X: np.ndarray) -> np.ndarray:
     from sklearn.ensemble import RandomForestRegressor
 
     if type(est) is RandomForestRegressor and getattr(est, "n_outputs_", None) == 1 and hasattr(est, "estimators_"):
-        Xf = est._validate_X_predict(X)
-        y = np.zeros(Xf.shape[0], dtype=np.float64)
-        for tree in est.estimators_:
-            y += tree.tree_.predict(Xf)[:, 0]
-        y /= len(est.estimators_)
-        return y
+        try:
+            Xf = est._validate_X_predict(X)
+            y = np.zeros(Xf.shape[0], dtype=np.float64)
+            for tree in est.estimators_:
+                y += tree.tree_.predict(Xf)[:, 0]
+            y /= len(est.estimators_)
+            return y
+        except (AttributeError, TypeError):  # a scikit-learn release without these private names: its own predict
+            pass
     if getattr(est, "n_jobs", None) in (None, 1) or not hasattr(est, "estimators_"):
         return est.predict(X)
     one = copy.copy(est)  # shallow: shares the fitted trees; the caller's (possibly shared) estimator is untouched
