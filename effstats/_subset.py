@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import warnings
 import weakref
 from typing import Any, NamedTuple
@@ -276,6 +277,7 @@ def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarra
 
 _FLOAT_VALUES: dict = {}  # id(values) -> (weak reference to a ResponseMatrix's values, their float64 copy)
 _FLOAT_VALUES_BYTES = 512e6
+_FLOAT_VALUES_LOCK = threading.Lock()
 
 
 def _float_values(values: np.ndarray) -> np.ndarray:
@@ -292,19 +294,20 @@ def _float_values(values: np.ndarray) -> np.ndarray:
 
     if not _read_only(values):
         return values.astype(float)
-    entry = _FLOAT_VALUES.get(id(values))
-    if entry is not None and entry[0]() is values:
-        return entry[1]
-    for k in [k for k, (ref, _) in _FLOAT_VALUES.items() if ref() is None]:
-        del _FLOAT_VALUES[k]
-    out = values.astype(float)
-    out.flags.writeable = False
-    _FLOAT_VALUES.pop(id(values), None)
-    _FLOAT_VALUES[id(values)] = (weakref.ref(values), out)
-    total = sum(v.nbytes for _, v in _FLOAT_VALUES.values())
-    while total > _FLOAT_VALUES_BYTES and len(_FLOAT_VALUES) > 1:
-        total -= _FLOAT_VALUES.pop(next(iter(_FLOAT_VALUES)))[1].nbytes
-    return out
+    with _FLOAT_VALUES_LOCK:  # estimators fitted on threads share the set
+        entry = _FLOAT_VALUES.get(id(values))
+        if entry is not None and entry[0]() is values:
+            return entry[1]
+        for k in [k for k, (ref, _) in _FLOAT_VALUES.items() if ref() is None]:
+            del _FLOAT_VALUES[k]
+        out = values.astype(float)
+        out.flags.writeable = False
+        _FLOAT_VALUES.pop(id(values), None)
+        _FLOAT_VALUES[id(values)] = (weakref.ref(values), out)
+        total = sum(v.nbytes for _, v in _FLOAT_VALUES.values())
+        while total > _FLOAT_VALUES_BYTES and len(_FLOAT_VALUES) > 1:
+            total -= _FLOAT_VALUES.pop(next(iter(_FLOAT_VALUES)))[1].nbytes
+        return out
 
 
 def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:

@@ -65,3 +65,24 @@ def test_disco_on_correctness_uses_shared_floats_and_memo_alike(selection):
         assert np.array_equal(est.selected_, fits[0].selected_)
         assert np.array_equal(est.scores_, fits[0].scores_)
         assert np.array_equal(est.predict(tgt.values[:, est.selected_]), fits[0].predict(tgt))
+
+
+def test_float_values_from_threads_are_one_array_per_values_array():
+    # estimators fitted on threads ask for the floats of one read-only array at once: one float copy, which they all
+    # get (numpy converts a large array without the interpreter lock, so unguarded threads would each make one)
+    import threading
+
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        rm = ResponseMatrix(rng.random((100, 5000)) < 0.5).subset(models=range(100))
+        start, got = threading.Barrier(4), [None] * 4
+
+        def ask(k):
+            start.wait()
+            got[k] = _float_values(rm.values)
+        threads = [threading.Thread(target=ask, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(a is got[0] for a in got) and np.array_equal(got[0], rm.values.astype(float))
