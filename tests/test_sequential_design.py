@@ -145,6 +145,27 @@ def test_designs_with_factored_kernels_match_the_direct_kernels(tt, monkeypatch)
         np.testing.assert_allclose(factored, direct, rtol=1e-12, atol=1e-15)
 
 
+def test_kernel_choice_reads_the_cpu_features_numpy_has(monkeypatch):
+    """The CPU features come from numpy's private table: where it is there, AVX512F decides; a numpy without it (the
+    table moved or renamed) counts as scalar exp, not as an error on importing the sequential modules."""
+    import importlib
+
+    from effstats.sequential import _recursion
+
+    try:
+        table = importlib.import_module("numpy._core._multiarray_umath").__cpu_features__
+    except ImportError:
+        table = importlib.import_module("numpy.core._multiarray_umath").__cpu_features__
+    assert _recursion._vector_exp() is bool(table.get("AVX512F"))
+    assert _recursion._FACTOR_KERNELS is not _recursion._vector_exp()
+
+    def without(name):
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(importlib, "import_module", without)
+    assert _recursion._vector_exp() is False
+
+
 def test_zeroin_finds_roots_like_brent():
     assert abs(zeroin(lambda x: x**3 - 2, 0, 2, tol=1e-12) - 2 ** (1 / 3)) < 1e-11
 

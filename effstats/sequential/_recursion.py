@@ -6,6 +6,7 @@ spent at each look (:func:`gsbound1`, :func:`gsbound`). Public path: :mod:`effst
 """
 from __future__ import annotations
 
+import importlib
 import math
 from bisect import bisect_left, bisect_right
 from functools import lru_cache
@@ -188,16 +189,18 @@ def _outer_diff(u: np.ndarray, u_scale: float, rows: np.ndarray) -> np.ndarray:
     return left.T @ rows
 
 
-
-
 def _vector_exp() -> bool:
     """Whether numpy's float64 ``exp`` runs in SIMD on this CPU: numpy vectorises it with AVX-512 only (numpy's
-    loops_exponent_log dispatch), elsewhere it calls the C library's scalar ``exp`` element by element."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__  # numpy 2
-    except ImportError:
-        from numpy.core._multiarray_umath import __cpu_features__
-    return bool(__cpu_features__.get("AVX512F"))
+    loops_exponent_log dispatch), elsewhere it calls the C library's scalar ``exp`` element by element. Read from
+    numpy's private table of CPU features; a numpy without it is taken as scalar (both kernels give the same designs
+    to ~1e-13: only the speed depends on the answer)."""
+    for module in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # numpy 2, numpy 1
+        try:
+            features = importlib.import_module(module).__cpu_features__
+        except (ImportError, AttributeError):
+            continue
+        return bool(features.get("AVX512F"))
+    return False
 
 
 # The kernels' rows on the grid's equally spaced middle are factored (:func:`_run_dot`) only where numpy's exp is
