@@ -212,8 +212,8 @@ def test_records_of_several_metric_classes_are_merged_and_conflicts_refused(tmp_
 ])
 def test_a_record_whose_key_is_not_helms_kind_is_refused_naming_it(tmp_path, capsys, field, bad):
     """An instance id, train trial or perturbation HELM would not write (a list, text for a number, a negative trial)
-    is one error naming the file, the record and the field: unhashable ones raised TypeError, and "0" beside 0 was
-    read as two train trials."""
+    is one error naming the file, the record and the field: not a TypeError from an unhashable key, and not "0"
+    beside 0 read as two train trials."""
     from effstats.cli import main
 
     good = _entry("id1", 0, [_stat("exact_match", 1.0)])
@@ -392,8 +392,8 @@ def test_per_instance_stats_naming_a_key_twice_are_refused(tmp_path, iid):
 ])
 def test_a_stat_whose_count_sum_or_mean_is_no_number_is_one_error(tmp_path, capsys, stat, shown):
     """HELM's Stat holds a whole count >= 0 and float sum and mean; a count or sum given as text, a list, a boolean
-    or a negative count, and an integer too large for a float, are one error naming the stat's field (they raised
-    TypeError or OverflowError, or read -1 / -1 as 1); a value just outside [0, 1] is shown with its digits, not
+    or a negative count, and an integer too large for a float, are one error naming the stat's field (not a
+    TypeError or OverflowError, nor -1 / -1 read as 1); a value just outside [0, 1] is shown with its digits, not
     rounded into the interval."""
     from effstats.cli import main
 

@@ -1618,8 +1618,8 @@ def test_update_with_zero_one_results_off_by_noise_beside_a_graded_score_not_rea
 
 
 def test_a_lock_file_that_is_a_link_is_refused_and_nothing_is_made_where_it_points(tmp_path, capsys):
-    """A folder's .effstats.lock that is a link (to a file outside the folder, dangling or not): the lock followed
-    it, making an empty file wherever it pointed and locking that; it is refused in one line naming the link,
+    """A folder's .effstats.lock that is a link (to a file outside the folder, dangling or not) is not followed,
+    which would make an empty file wherever it points and lock that: it is refused in one line naming the link,
     nothing made or locked outside, and the command line exits 2."""
     from effstats.workflow._files import locked
 

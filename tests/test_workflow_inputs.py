@@ -750,9 +750,9 @@ def test_an_edited_manifest_is_named_not_the_reference_it_was_not_given(bench, t
 @pytest.mark.parametrize("method", ["stratified-aipw", "sortsearch"])
 def test_zero_one_results_with_noise_and_a_graded_score_on_an_item_not_chosen_are_zero_one(method):
     """0/1 results off by floating-point noise (1 - 1e-12, 1e-13) on the chosen items, and a 0.5 on an item not
-    chosen that restrict_to_manifest leaves out: the 0.5 kept the whole reading graded, so the chosen cells were
-    not snapped, were called graded ('e.g. 1 on item ...'), widened the interval and made Sort & Search refuse
-    them; what is read is 0/1, and the estimate and interval are those of the exact 0/1 results, with no warning."""
+    chosen that restrict_to_manifest leaves out: the 0.5 must not make the reading graded (the chosen cells left
+    unsnapped, called graded, a wider interval, Sort & Search refusing them); what is read is 0/1, and the estimate
+    and interval are those of the exact 0/1 results, with no warning."""
     import warnings
 
     from effstats import ResponseMatrix
@@ -793,9 +793,8 @@ def test_zero_one_results_with_noise_and_a_graded_score_on_an_item_not_chosen_ar
 @pytest.mark.parametrize("method", ["stratified-aipw", "aipw", "stratified", "random"])
 def test_a_model_with_zero_one_results_gets_its_own_interval_beside_a_model_with_graded_ones(method):
     """Two tasks, one model with a 0.5 on a chosen item and one with 0/1 results: the 0/1 model's estimate,
-    standard error and interval (the count-based ones of 0/1 results) are those it gets alone, up to rounding; one
-    flag for the whole batch gave it the graded combination when another model's results were graded (stratified
-    AIPW: standard error 0.0462 alone, 0.0475 beside the graded model)."""
+    standard error and interval (the count-based ones of 0/1 results) are those it gets alone, up to rounding, not
+    the graded combination that another model's graded results call for."""
     import warnings
 
     from effstats import ResponseMatrix
