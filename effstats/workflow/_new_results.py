@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _plain
-from .._validation import ZERO_ONE_ATOL
+from .._validation import snap_zero_one_scan
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
 from ._io import known_ids
@@ -136,14 +136,13 @@ def zero_one_where_read(new: ResponseMatrix) -> ResponseMatrix:
     if new.kind == "binary":
         return new
     vals = np.where(new.observed, np.asarray(new.values, float), np.nan)
-    near = np.isnan(vals) | (np.abs(vals) <= ZERO_ONE_ATOL) | (np.abs(vals - 1) <= ZERO_ONE_ATOL)
-    rows = near.all(axis=1)
-    moved = rows[:, None] & ~np.isnan(vals) & (vals != np.round(vals))
-    if not rows.any() or not moved.any() and not rows.all():
+    snapped, rows = vals.copy(), np.zeros(len(vals), bool)
+    for i, row in enumerate(vals):  # each model's cells alone, as a reading of them snaps them
+        snapped[i], rows[i] = snap_zero_one_scan(row, allow_nan=True)
+    if not rows.any() or not rows.all() and np.array_equal(snapped, vals, equal_nan=True):
         return new
-    vals = np.where(rows[:, None], np.round(vals), vals)
     with known_ids():  # the results' ids were warned about when read
-        return ResponseMatrix(np.where(new.observed, vals, 0.0), kind="binary" if rows.all() else "score",
+        return ResponseMatrix(np.where(new.observed, snapped, 0.0), kind="binary" if rows.all() else "score",
                               missing=new.missing, probabilities=new.probabilities, labels=new.labels,
                               predictions=new.predictions, model_ids=new.model_ids, item_ids=new.item_ids,
                               models=new.models, items=new.items)
