@@ -243,10 +243,12 @@ def test_difficulty_logistic_fit_falls_back_to_fit_where_the_private_solver_call
         return [c + shift for c in coefs], Cs, n_iter
 
     monkeypatch.setattr(logistic, "_logistic_regression_path", path)
-    monkeypatch.setattr(_aipw, "_LBFGS_AGREES", [])
-    assert not _aipw._plain_lbfgs(LogisticRegression(C=3.0))
-    monkeypatch.setattr(logistic, "_logistic_regression_path", real)
-    monkeypatch.setattr(_aipw, "_LBFGS_AGREES", [])
+    _aipw._lbfgs_agrees.cache_clear()
+    try:
+        assert not _aipw._plain_lbfgs(LogisticRegression(C=3.0))
+    finally:  # the check runs again with the real solver call, for this test and the ones after it
+        monkeypatch.setattr(logistic, "_logistic_regression_path", real)
+        _aipw._lbfgs_agrees.cache_clear()
     assert _aipw._plain_lbfgs(LogisticRegression(C=3.0))
 
 

@@ -820,28 +820,23 @@ def _plain_lbfgs(regressor: Any) -> bool:
             and p.get("multi_class", "auto") in ("auto", "ovr") and _lbfgs_agrees())
 
 
-_LBFGS_AGREES: list = []
-
-
+@functools.lru_cache(maxsize=None)
 def _lbfgs_agrees() -> bool:
     """Whether :func:`_lbfgs_logistic` gives ``LogisticRegression.fit``'s coefficients and iterations bit for bit
     with the scikit-learn installed, checked once a process on a small problem: it calls a private function, whose
     arguments and meaning may change from one release to the next; where they do, the fits take ``fit``."""
-    if not _LBFGS_AGREES:
-        from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression
 
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(40, 1))
-        y = (X[:, 0] + rng.normal(size=40) > 0).astype(float)
-        try:
-            params = LogisticRegression(C=0.7).get_params(deep=False)
-            got, want = _lbfgs_logistic(params, X, y), LogisticRegression(**params).fit(X, y)
-            agrees = all(np.array_equal(getattr(got, a), getattr(want, a))
-                         for a in ("coef_", "intercept_", "n_iter_", "classes_"))
-        except Exception:  # any failure of the private call (a changed signature, a removed function) means: fit
-            agrees = False
-        _LBFGS_AGREES.append(agrees)
-    return _LBFGS_AGREES[0]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 1))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(float)
+    try:
+        params = LogisticRegression(C=0.7).get_params(deep=False)
+        got, want = _lbfgs_logistic(params, X, y), LogisticRegression(**params).fit(X, y)
+        return all(np.array_equal(getattr(got, a), getattr(want, a))
+                   for a in ("coef_", "intercept_", "n_iter_", "classes_"))
+    except Exception:  # any failure of the private call (a changed signature, a removed function) means: fit
+        return False
 
 
 def _lbfgs_logistic(params: dict, X: np.ndarray, y: np.ndarray) -> Any:
