@@ -1289,6 +1289,25 @@ def test_estimate_names_the_range_check_that_fired_with_its_numbers():
     assert "distance to the nearest reference" in text.split("*Out of range*", 1)[1]
 
 
+
+def test_estimate_report_points_to_the_range_note_only_when_it_prints_one():
+    """The *Out of range* key refers to the note above the table, which is printed only for a model out of range:
+    with every model in range the key must not point at a note that is not there."""
+    truth = _truth(seed=3)
+    ref, new = truth.subset(models=range(N_REF)), truth.subset(models=range(N_REF, N_MODELS))
+    sel = select(ref, 90, method="random", seed=4)
+    est = estimate(sel, new.subset(items=sel.items))
+    assert not est.to_frame()["out_of_range"].any()
+    text = est.to_markdown()
+    assert "Outside the reference models' range" not in text
+    assert "The note above" not in text
+    best = ResponseMatrix(np.ones((1, len(sel.items)), bool), model_ids=["perfect"], item_ids=list(sel.items))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = estimate(sel, best).to_markdown()
+    assert "Outside the reference models' range" in text
+    assert "The note above names the check per model." in text.split("*Out of range*", 1)[1]
+
 def test_select_help_names_the_file_of_each_reference_layout(capsys):
     """``select --help`` names what it writes for lm-eval logs and for HELM run folders."""
     from effstats.cli import main

@@ -362,7 +362,8 @@ class Estimate:
             lines += [f"The chooser picked, per task: {picks}.{seed}", ""]
         if sel.shortfall is not None:
             lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
-        notes = self._range_notes() + self._anchor_notes() + self._combination_notes()
+        range_notes = self._range_notes()
+        notes = range_notes + self._anchor_notes() + self._combination_notes()
         if notes:
             lines += [md_text(" ".join(notes)), ""]
         f = self.to_frame(confidence_level)
@@ -382,7 +383,8 @@ class Estimate:
                   "clear of the range), or the method's checks on the chosen items fire: its mean there lies "
                   "outside the references' means there, or its distance to the nearest reference (root mean squared "
                   "difference) exceeds the largest distance of a reference to its nearest other one (there a "
-                  "model-based estimate extrapolates); no if none. The note above names the check per model."]
+                  "model-based estimate extrapolates); no if none."
+                  + (" The note above names the check per model." if range_notes else "")]
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
