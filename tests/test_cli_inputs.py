@@ -135,7 +135,7 @@ def test_a_refusal_is_one_line_without_the_warnings_before_it(loop, capsys, tmp_
     extra = pd.DataFrame({"model": ["new"], "item": ["arc/999"], "score": [1.0]})
     pd.concat([new, new.iloc[:2].assign(score=0.0), extra]).to_csv(tmp_path / "dup.csv", index=False)
     err = _one_error(["estimate", root / "sel", tmp_path / "dup.csv", "--out", tmp_path / "e"], capsys)
-    assert "NEW_RESULTS: besides the manifest's 12 items they hold 1 others" in err
+    assert "NEW_RESULTS: besides the manifest's 12 items they hold 1 other item, e.g." in err
 
 
 def test_an_output_folder_under_a_file_is_refused(loop, capsys, tmp_path):

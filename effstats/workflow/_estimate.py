@@ -729,7 +729,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     how = (f"HELM runs hold whole run specs: {restrict}" if selection.helm_instances is not None else
            f"give the results on the manifest's items only (the --samples file it wrote), or {restrict}")
     if len(outside) and chosen.isin(new_ids).all():  # e.g. the whole benchmark run: the chosen items are there
-        raise ValueError(f"new_results: besides the manifest's {len(chosen)} items they hold {len(outside)} others, "
+        raise ValueError(f"new_results: besides the manifest's {len(chosen)} items they hold {len(outside)} other "
+                         f"item{'s' if len(outside) > 1 else ''}, "
                          f"e.g. {_plain(outside[:3])}; {how}")
     if len(outside):
         whole = (f"; if they are a whole run, {restrict} (chosen items without a result are then estimated from "
