@@ -697,6 +697,20 @@ def test_a_column_without_values_is_said_to_have_none(tmp_path):
     assert "non-numeric columns 'empty'" not in note
 
 
+
+def test_metadata_columns_are_named_in_the_notes_as_the_other_columns_are(tmp_path):
+    """Columns left out as metadata are quoted one by one, as the non-numeric ones are, not as a Python list (whose
+    brackets the Markdown report escapes): BBH's and MTEB's exports read "['Parameters']" there."""
+    t = _table(10, 4).reset_index()
+    t["Parameters"] = [7, 13, 70, 7, 13, 70, 7, 13, 70, 7]
+    t["Max Tokens"] = 512
+    t["kind"] = "chat"
+    p = tmp_path / "board.csv"
+    t.to_csv(p, index=False)
+    note = " ".join(audit(p, n_boot=20, progress=False).notes)
+    assert "metadata / rank columns 'Parameters', 'Max Tokens'" in note
+    assert "[" not in note.split("metadata / rank columns", 1)[1].split(";", 1)[0]
+
 @pytest.mark.parametrize("bad", [["--scenarios", "zz"], ["--model", "nosuch"], ["--exclude", "zz"]])
 def test_a_refused_run_leaves_no_out_directory_behind(tmp_path, capsys, bad):
     p = tmp_path / "board.csv"

@@ -775,7 +775,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         if any(wide_in[c].notna().any() for c in text) else []) + (
         ["columns with no values " + ", ".join(repr(str(c)) for c in text if not wide_in[c].notna().any())]
         if any(not wide_in[c].notna().any() for c in text) else []) + (
-        [f"metadata / rank columns {[str(c) for c in meta if c not in text and c not in summary]}"]
+        ["metadata / rank columns " + ", ".join(repr(str(c)) for c in meta if c not in text and c not in summary)]
         if len([c for c in meta if c not in text and c not in summary]) else []) + (
         [f"summary columns {'; '.join(f'{str(c)!r} ({why})' for c, why in summary.items())}"] if summary else []) + (
         ["summary rows " + "; ".join(f"{r!r} (the column {what}s of the other rows within rounding)"
