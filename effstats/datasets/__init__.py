@@ -21,9 +21,10 @@ _NAMES = {
     "read_scores_csv": "_score_tables",
     "read_scores_frame": "_score_tables",
     "read_helm_runs": "helm",
-    # leaderboard score files as `effstats audit` reads them (_scores.py, _score_json.py, _score_options.py)
+    # leaderboard score files as `effstats audit` reads them (_scores.py, _openllm_csv.py, _score_json.py,
+    # _score_options.py)
     "read_scores": "_scores",
-    "read_openllm_csv": "_scores",
+    "read_openllm_csv": "_openllm_csv",
     "SCORE_FORMATS": "_score_options",
     "DUPLICATE_POLICIES": "_score_options",
     "read_helm_json": "_score_json",

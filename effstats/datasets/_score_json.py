@@ -16,10 +16,22 @@ from .._shared import _name_list, _plain
 from ._files import _find
 from ._lm_eval_files import _NAME_KEYS
 from ._score_files import _check_path, _read_json
-from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
-                      _check_duplicates, _dedupe_with, _named_published, _select, read_openllm_csv, read_scores)
+from ._openllm_csv import read_openllm_csv
+from ._score_choices import _check_duplicates, _dedupe_with, _select
+from ._score_headers import _as_published, _named_published
+from ._score_options import SCORE_FORMATS
+from ._scores import read_scores
 
 __all__ = ["read_helm_json", "read_openllm_json"]
+
+# Open LLM Leaderboard v1 metric per harness task (their "About" page); other tasks: first metric found.
+_OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2", "winogrande": "acc",
+                   "gsm8k": "acc", "hendrycksTest": "acc"}
+
+_OPENLLM_NAME = {"arc:challenge": "ARC", "hellaswag": "HellaSwag", "truthfulqa:mc": "TruthfulQA",
+                 "winogrande": "Winogrande", "gsm8k": "GSM8K", "hendrycksTest": "MMLU"}
+
+_METRIC_ORDER = ("acc_norm", "acc", "mc2", "exact_match", "prompt_level_strict_acc", "em", "f1")
 
 
 def _metric(task: str, key: str, metrics: dict, f: Path, metric: str | None = None,

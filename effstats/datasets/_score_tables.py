@@ -415,7 +415,7 @@ def _refuse_leaderboard(values: np.ndarray, columns: pd.Index, p: Path) -> None:
     from .._published import _detect_published
 
     from .._published import _aggregates_of_rest, _correlations
-    from ._scores import _is_aggregate
+    from ._score_headers import _is_aggregate
 
     with np.errstate(invalid="ignore", divide="ignore"):
         found = [f for f in _detect_published(pd.DataFrame(values, columns=[str(c) for c in columns]))

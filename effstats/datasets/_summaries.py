@@ -383,3 +383,13 @@ def _likely_aggregates(num: pd.DataFrame, cand: list) -> dict:
     return {cand[j]: (f"a likely aggregate of the other columns, ranking the models as they do together: "
                       f"Spearman ρ = {rho[j]:.3f}, no scenario above {rho[~top].max():.2f}")
             for j in np.flatnonzero(top)}
+
+
+def _foot_rows(wide: pd.DataFrame, num: pd.DataFrame, cols: list, decimals: dict) -> dict[int, str]:
+    """Row positions of ``wide`` that are the column means, medians or standard deviations of the other rows in
+    its numeric columns ``cols`` (:func:`_summary_rows`): a spreadsheet's foot, not models."""
+    cols = [c for c in cols if num[c].notna().any()]
+    if len(cols) < 3:
+        return {}
+    tol = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(wide[c])) for c in cols])
+    return _summary_rows(num[cols].to_numpy(dtype=float), tol, names=[str(m) for m in wide.index])

@@ -10,7 +10,7 @@ import pandas as pd
 from .._published import _decimals, _detect_published
 from .._shared import _name_list, _plain
 from .._scales import RATING_MAX, names_percent, score_scales
-from ..datasets._scores import PercentColumnsWarning, _refuse_stray_cells
+from ..datasets._cells import PercentColumnsWarning, _refuse_stray_cells
 from ._benchmark import _negated_columns
 from ._render import _SCORE_NAME
 
