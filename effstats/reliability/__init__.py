@@ -33,7 +33,8 @@ Modules
 - ``_pathologies``: App. B counterexamples and the clone / removal detectors
 - ``_flash_helm``: Flash-HELM
 - ``_report``: :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
-  ``effstats audit`` report's computation, its advice and its files)
+  ``effstats audit`` report's computation, its advice and its files); ``_audit_tables``: the report's tables (rank
+  intervals, DIoR rows, per-scenario agreement, curves); ``_report_files``: the report's folder and its record
 - ``_inputs``: the audit's reading of score files and frames, published aggregates and score scales
 - ``_render``: the report's writers: Markdown and HTML blocks, figures, the report's layout
 
