@@ -711,6 +711,18 @@ def test_metadata_columns_are_named_in_the_notes_as_the_other_columns_are(tmp_pa
     assert "metadata / rank columns 'Parameters', 'Max Tokens'" in note
     assert "[" not in note.split("metadata / rank columns", 1)[1].split(";", 1)[0]
 
+
+@pytest.mark.parametrize("aggregate", ["mean", "mean-of-means", "mwr"])
+def test_the_mean_win_rate_section_says_its_orders_are_not_the_ranking_above(aggregate):
+    """The clone and removal checks rank by the Mean Win Rate whatever ranks the leaderboard: under the mean their
+    top orders differ from the ranking table (BBH: GPT-4 > XuanYuan-70B > StableBeluga2 > DeepSeek-67B-Base there,
+    GPT-4 > DeepSeek-67B-Base > XuanYuan-70B in the table), and the section must say whose orders they are."""
+    t = _mean_leader_differs_from_mwr()
+    md = audit(t, n_boot=20, progress=False, aggregate=aggregate).to_markdown()
+    section = md.split("## Mean Win Rate sensitivity", 1)[1].split("\n## ", 1)[0]
+    said = "the orders in this section are the Mean Win Rate's"
+    assert (said in section) == (aggregate != "mwr")
+
 @pytest.mark.parametrize("bad", [["--scenarios", "zz"], ["--model", "nosuch"], ["--exclude", "zz"]])
 def test_a_refused_run_leaves_no_out_directory_behind(tmp_path, capsys, bad):
     p = tmp_path / "board.csv"

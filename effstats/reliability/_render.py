@@ -277,6 +277,10 @@ def _render(res: AuditResult) -> _Doc:
     doc.table(res.scenarios)
     doc.h(2, "Mean Win Rate sensitivity")
     k_top = st["k_top"]
+    if aggregate != "mwr":  # the checks below rank by the win rate whatever ranks the table above
+        ranked = "weighted mean" if st.get("weights") else _SCORE_NAME[aggregate]
+        doc.p(f"The leaderboard is ranked by the {ranked} here; the orders in this section are the Mean Win Rate's "
+              f"(ties: {ties}), not the ranking above: what ranking by it would risk.")
     if len(res.clones):
         doc.p(f"{len(res.clones)} model(s) whose dominated clone (slightly worse everywhere) reverses the order of two "
               f"of the top {k_top} when added:")
