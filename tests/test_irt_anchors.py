@@ -113,6 +113,36 @@ def test_kmeans_plusplus_takes_each_distinct_row_once_when_k_equals_their_number
     assert sorted(map(tuple, C)) == sorted(map(tuple, U))
 
 
+def _kmeans_plusplus_in_float64(U, w, k, rs):
+    """k-means++ starts with every squared distance |u|² − 2 c·u + |c|² in float64 (the greedy trials and draws of
+    ``_kmeans_plusplus``)."""
+    def dist2(C):
+        return np.maximum((U**2).sum(1)[None, :] - 2.0 * (C @ U.T) + (C**2).sum(1)[:, None], 0.0)
+
+    centres = np.empty((k, U.shape[1]))
+    centres[0] = U[np.searchsorted(np.cumsum(w), rs.uniform() * w.sum(), side="right").clip(max=len(w) - 1)]
+    closest = dist2(centres[:1])[0]
+    for c in range(1, k):
+        pot = np.cumsum(w * closest)
+        cand = np.searchsorted(pot, rs.uniform(size=2 + int(np.log(k))) * pot[-1], side="right").clip(max=len(w) - 1)
+        d = np.minimum(closest, dist2(U[cand]))
+        best = int(np.argmin(d @ w))
+        closest = d[best]
+        centres[c] = U[cand[best]]
+    return centres
+
+
+@pytest.mark.parametrize("zero_one", [True, False])
+def test_kmeans_plusplus_starts_as_with_float64_distances(zero_one):
+    # 0/1 rows take their dot products in float32, exact for counts of common ones: the same starts as float64
+    rng = np.random.default_rng(11)
+    X = simulate_responses(90, 3000, rng=2).values.T if zero_one else rng.normal(size=(3000, 5))
+    U, _, w = _distinct_rows(X)
+    for seed in range(3):
+        np.testing.assert_array_equal(_kmeans_plusplus(U, w, 40, np.random.RandomState(seed)),
+                                      _kmeans_plusplus_in_float64(U, w, 40, np.random.RandomState(seed)))
+
+
 def test_more_restarts_never_raise_the_inertia():
     X = simulate_responses(30, 400, rng=6).values.T.astype(float)
     U, counts = np.unique(X, axis=0, return_counts=True)
