@@ -218,6 +218,19 @@ class _Earlier:
 _PROCESS_SIZE = 1 << 21
 
 
+def _stdlib_distutils() -> dict[str, str]:
+    """The environment that gives a child Python the standard library's distutils, where it has one (Python
+    < 3.12) and the user chose none: scikit-learn's k-means imports joblib, whose version before 1.3 imports
+    distutils, which setuptools' shim otherwise serves by importing setuptools and pkg_resources, a fifth of the
+    child's imports; the k-means does not use it."""
+    import sysconfig
+
+    if "SETUPTOOLS_USE_DISTUTILS" in os.environ or not os.path.isdir(
+            os.path.join(sysconfig.get_paths()["stdlib"], "distutils")):
+        return {}
+    return {"SETUPTOOLS_USE_DISTUTILS": "stdlib"}
+
+
 class _AnchorProcess:
     """:func:`_anchors_of` in a child process (``python -c``, which imports ``effstats._anchor_kmeans`` and no user
     code): X goes
@@ -249,7 +262,8 @@ class _AnchorProcess:
                 code = ("sys.path.insert(0, sys.argv[2]); from effstats._anchor_kmeans import _anchor_worker; "
                         "_anchor_worker()")
                 # one core: the caller's process has the others
-                env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+                env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                       **_stdlib_distutils()}
                 self.proc = subprocess.Popen(_child_python(code, root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                              stderr=subprocess.DEVNULL, env=env, pass_fds=(f.fileno(),))
                 fd = f.fileno()

@@ -316,6 +316,18 @@ def test_the_anchor_process_imports_no_pandas():
     assert out.strip() == "['effstats', 'effstats._anchor_kmeans']"
 
 
+def test_the_anchor_process_imports_joblib_without_setuptools(monkeypatch):
+    # joblib before 1.3 imports distutils, which setuptools' shim serves by importing setuptools and pkg_resources:
+    # the child's environment takes the standard library's where there is one, and leaves a user's choice alone
+    monkeypatch.setenv("SETUPTOOLS_USE_DISTUTILS", "local")
+    assert items._stdlib_distutils() == {}
+    monkeypatch.delenv("SETUPTOOLS_USE_DISTUTILS")
+    env = {**os.environ, **items._stdlib_distutils()}
+    code = "import sys, joblib; print('setuptools' in sys.modules, 'pkg_resources' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["False", "False"]
+
+
 @pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
 def test_a_refit_whose_irt_fits_are_cached_keeps_its_kmeans_here(processes_for_small_fits, monkeypatch):
     # another seed on the same sources finds every IRT fit in the cache: nothing would run beside its anchor
