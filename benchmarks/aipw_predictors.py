@@ -15,8 +15,9 @@ and its interval stay design-based.
   probability eps" with ``beta = log((1 - eps) / eps)``: log-likelihood weights).
 - ``nearest softmax + logit``: the softmax prediction's logit as the one feature of a logistic regression (two
   parameters: the level follows a target better than its nearest sources).
-- ``ridge to mean`` / ``ridge to nearest``: a ridge regression on the sources' responses of the residual ``y - m``
-  around the sources' mean response ``m`` (or the softmax prediction), its penalty chosen by generalised
+- ``ridge to mean`` / ``ridge to nearest`` / ``ridge to difficulty``: a ridge regression on the sources' responses
+  of the residual ``y - m`` around the sources' mean response ``m`` (or the softmax prediction, or AIPW's
+  two-parameter difficulty curve fitted on the same labels), its penalty chosen by generalised
   cross-validation (``RidgeCV``): shrunk toward ``m`` instead of toward zero; ``ridge GCV`` is the same
   toward zero (AIPW's ridge with the penalty chosen instead of fixed at 10), to tell the two changes apart.
 - ``low rank r``: a logistic regression on the item's logit difficulty and its loadings on the sources' first ``r``
@@ -44,7 +45,7 @@ from scipy import special
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.linear_model import LogisticRegression, RidgeCV
 
-from effstats.disco import AIPW, RandomDirect, StratifiedAIPW, run_protocol
+from effstats.disco import AIPW, RandomDirect, StratifiedAIPW, difficulty_regressor, run_protocol
 from effstats.splits import chronological_split, performance_split, random_split
 
 K_GRID = (1, 2, 3, 5, 8, 13, 21, None)  # None: every source
@@ -118,7 +119,8 @@ class NearestLogit(BaseEstimator, RegressorMixin):
 
 class ShrunkRidge(BaseEstimator, RegressorMixin):
     """Ridge on the sources' responses of ``y - m(x)``, penalty by GCV: shrunk toward ``m``, the sources' mean
-    response (``toward="mean"``), the softmax-nearest prediction (``toward="nearest"``) or 0 (``toward="zero"``:
+    response (``toward="mean"``), the softmax-nearest prediction (``toward="nearest"``), AIPW's two-parameter
+    difficulty curve fitted on the same labels (``toward="difficulty"``) or 0 (``toward="zero"``:
     AIPW's ridge with its penalty chosen by GCV instead of fixed)."""
 
     def __init__(self, toward: str = "mean") -> None:
@@ -127,12 +129,16 @@ class ShrunkRidge(BaseEstimator, RegressorMixin):
     def _m(self, X):
         if self.toward == "zero":
             return np.zeros(len(X))
+        if self.toward == "difficulty":
+            return self.curve_.predict_proba(X)[:, 1]
         return X.mean(axis=1) if self.toward == "mean" else self.near_.predict(X)
 
     def fit(self, X, y):
         X, y = np.asarray(X, float), np.asarray(y, float)
         if self.toward == "nearest":
             self.near_ = NearestSources("softmax").fit(X, y)
+        if self.toward == "difficulty":
+            self.curve_ = difficulty_regressor().fit(X, y.astype(int))
         self.ridge_ = RidgeCV(alphas=(1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 1e4, 1e5)).fit(X, y - self._m(X))
         return self
 
@@ -224,6 +230,7 @@ def estimators(k: int, src_y: np.ndarray, names: list | None = None) -> dict:
             "nearest softmax + logit": AIPW(k, regressor=NearestLogit()),
             "ridge to mean": AIPW(k, regressor=ShrunkRidge("mean")),
             "ridge to nearest": AIPW(k, regressor=ShrunkRidge("nearest")),
+            "ridge to difficulty": AIPW(k, regressor=ShrunkRidge("difficulty")),
             "ridge GCV": AIPW(k, regressor=ShrunkRidge("zero")),
             "low rank 3": AIPW(k, regressor=low_rank(src_y, 3)),
             "low rank 8": AIPW(k, regressor=low_rank(src_y, 8))}
