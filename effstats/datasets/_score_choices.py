@@ -10,15 +10,14 @@ from typing import Any, Sequence
 import pandas as pd
 
 from .._shared import _plain
+from .._validation import check_option
 from ._score_options import DUPLICATE_POLICIES
 
 __all__: list[str] = []
 
 
 def _check_duplicates(duplicates: Any) -> str:
-    if duplicates not in DUPLICATE_POLICIES:
-        raise ValueError(f"--duplicates: expected one of {list(DUPLICATE_POLICIES)}, got {duplicates!r}")
-    return duplicates
+    return check_option(duplicates, "--duplicates", DUPLICATE_POLICIES)
 
 
 def _check_column_lists(scenarios: Sequence[str] | None, exclude: Sequence[str] | None) -> None:

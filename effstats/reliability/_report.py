@@ -25,7 +25,8 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import SWAP, _cpus, _Forked, finish_swap, folder_lock, free_folder_lock, remove_staged, swap_files
-from .._validation import check_flag, check_fraction, check_positive_int
+from .._validation import check_flag, check_fraction, check_option, check_positive_int
+from ..datasets import DUPLICATE_POLICIES
 from ._advice import _recommendations
 from ._audit_tables import (_curve_sizes, _dior_row, _dior_rows, _example_curves, _objectives, _published_agreement,
                             _rank_agreement, _rank_note, _scenario_agreement, _score_table)
@@ -37,9 +38,6 @@ from ._pathologies import clone_flips, removal_flips
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
 from ._report_files import _OUTPUTS, _RECORD, _RECORD_FORMAT, _check_out, _ours, _refuse_foreign
 from ._winrate import _score
-
-_DUPLICATES = ("last", "first", "mean", "error")
-
 
 _PNG_DPI = 110  # the figures' PNG files
 _HTML_DPI = 90  # the figures embedded in the HTML page
@@ -707,8 +705,7 @@ def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: 
         raise ValueError(f"--aggregate: expected one of {['auto', *_SCORE_NAME]}, got {aggregate!r}")
     if ties not in ("auto", "strict", "half"):
         raise ValueError(f"--ties: expected 'auto', 'strict' or 'half', got {ties!r}")
-    if duplicates not in _DUPLICATES:
-        raise ValueError(f"--duplicates: expected one of {list(_DUPLICATES)}, got {duplicates!r}")
+    check_option(duplicates, "--duplicates", DUPLICATE_POLICIES)
     if published_kind not in (None, "mwr", "mean"):
         raise ValueError(f"published_kind: expected 'mwr', 'mean' or None, got {published_kind!r}")
     if out is not None:
