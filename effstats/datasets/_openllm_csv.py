@@ -16,7 +16,7 @@ from ._model_names import _has_markup, _markup_rows, _plain_names, _refuse_empty
 from ._score_choices import _check_duplicates, _dedupe_with
 from ._score_files import _check_path, _read_text_table
 from ._score_headers import _as_published
-from ._summaries import _foot_rows
+from ._summaries import _foot_rows, _foot_text
 
 __all__ = ["read_openllm_csv"]
 
@@ -152,9 +152,7 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
                                            cols, {})
     if foot:
         keep = ~np.isin(np.arange(len(wide)), list(foot))
-        note += (" Left out of the scores: summary rows " + "; ".join(
-            f"{str(ids[i])!r} (the column {what}s of the other rows within rounding)" for i, what in foot.items())
-            + ".")
+        note += " Left out of the scores: " + _foot_text((ids[i], what) for i, what in foot.items()) + "."
         wide = wide[keep]
         if pub is not None:
             attrs = dict(pub.attrs)

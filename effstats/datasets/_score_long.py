@@ -13,7 +13,7 @@ import pandas as pd
 from .._shared import _plain
 from ._cells import _percent, _text_cells
 from ._model_names import _refuse_empty_names
-from ._summaries import _foot_rows
+from ._summaries import _foot_rows, _foot_text
 
 __all__: list[str] = []
 
@@ -75,9 +75,8 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
     # a 'Median' or 'Mean' pseudo-model beside the models, as a wide table's foot rows
     foot = {} if scenarios else _foot_rows(wide, wide, list(wide.columns), {})
     if foot:
-        note = ("Left out of the scores: summary rows " + "; ".join(
-            f"{str(wide.index[i])!r} (the column {what}s of the other rows within rounding)"
-            for i, what in foot.items()) + ". Name the scenarios with --scenarios to change this.")
+        note = ("Left out of the scores: " + _foot_text((wide.index[i], what) for i, what in foot.items())
+                + ". Name the scenarios with --scenarios to change this.")
         wide = wide[~np.isin(np.arange(len(wide)), list(foot))]
         wide.attrs["note"] = note
     return wide

@@ -31,8 +31,8 @@ from ._score_headers import (_as_published, _is_aggregate, _lower_columns, _lowe
                              _named_metadata, _named_published)
 from ._score_long import _read_long
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
-from ._summaries import (_companion_columns, _foot_rows, _is_rank, _likely_aggregates, _rank_like, _reversed,
-                         _summary_columns)
+from ._summaries import (_companion_columns, _foot_rows, _foot_text, _is_rank, _likely_aggregates, _rank_like,
+                         _reversed, _summary_columns)
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
 
@@ -374,8 +374,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         ["metadata / rank columns " + ", ".join(repr(str(c)) for c in meta if c not in text and c not in summary)]
         if len([c for c in meta if c not in text and c not in summary]) else []) + (
         [f"summary columns {'; '.join(f'{str(c)!r} ({why})' for c, why in summary.items())}"] if summary else []) + (
-        ["summary rows " + "; ".join(f"{r!r} (the column {what}s of the other rows within rounding)"
-                                     for r, what in foot.items())] if foot else []) + (
+        [_foot_text(foot.items())] if foot else []) + (
         [f"{len(unscored)} model(s) with no score "
          f"({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
         if len(unscored) else [])

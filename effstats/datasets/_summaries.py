@@ -393,3 +393,10 @@ def _foot_rows(wide: pd.DataFrame, num: pd.DataFrame, cols: list, decimals: dict
         return {}
     tol = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(wide[c])) for c in cols])
     return _summary_rows(num[cols].to_numpy(dtype=float), tol, names=[str(m) for m in wide.index])
+
+
+def _foot_text(rows: Any) -> str:
+    """The report's words for the summary rows left out: ``rows`` as (row name, statistic) pairs, the statistic as
+    :func:`_foot_rows` names it ("mean", "median", ...)."""
+    return "summary rows " + "; ".join(f"{str(r)!r} (the column {what}s of the other rows within rounding)"
+                                       for r, what in rows)
