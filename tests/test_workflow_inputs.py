@@ -701,6 +701,22 @@ def test_results_without_samples_logs_get_a_hint_and_data_frames_are_tables(tmp_
         read_results(df.to_dict(), name="new_results")
 
 
+
+@pytest.mark.parametrize("renamed", [{"score": "correct"}, {"item": "doc"}, {"score": "acc", "item": "doc_id"}])
+def test_a_long_data_frame_with_another_column_name_is_named_as_one(renamed):
+    """A long DataFrame whose score (or item) column has another name is the long layout under other names, as a
+    CSV file's is: the error names the columns to rename, not the repeated model ids that reading it as a wide
+    table (one row per model) meets first."""
+    import pandas as pd
+
+    df = pd.DataFrame({"model": ["m"] * 3 + ["n"] * 3, "item": ["t/0", "t/1", "t/2"] * 2,
+                       "score": [1, 0, 1, 1, 1, 0]}).rename(columns=renamed)
+    with pytest.raises(ValueError) as info:
+        read_results(df, name="new_results")
+    msg = str(info.value)
+    assert msg.startswith("new_results: a long table needs the columns model, item and score; ")
+    assert all(f"{c!r}" in msg for c in df.columns) and "duplicated" not in msg
+
 def test_one_item_id_without_its_task_is_named_when_every_item_becomes_one_task(bench, tmp_path, capsys):
     path = L.write(bench.subset(models=range(20)), "long-csv", tmp_path / "ref")
     text = path.read_text()

@@ -262,6 +262,7 @@ def _from_frame(df: Any, name: str) -> ResponseMatrix:
             raise ValueError(f"{name}: a DataFrame with MultiIndex {axis} {list(labels.names)}; give one level of "
                              "ids (reset_index, or join the levels into one id), or a long table with the columns "
                              "model, item, score and optionally task")
+    _refuse_long_under_other_names(df, name)
     try:
         if {"model", "item", "score"} <= set(df.columns):
             rm = ResponseMatrix.from_long(df, groups=["task"] if "task" in df.columns else None)
@@ -274,6 +275,25 @@ def _from_frame(df: Any, name: str) -> ResponseMatrix:
         said = str(exc).removeprefix("df: ")  # from_long's and from_wide's own argument, not the user's
         raise ValueError(f"{name}: {said} (a DataFrame is read as a long table with the columns model, item and "
                          "score, else as a wide one: models × items)") from None
+
+
+def _refuse_long_under_other_names(df: pd.DataFrame, name: str) -> None:
+    """Raise when a frame without all of the long layout's columns is a long table under other names: it has an
+    ``item`` or a ``score`` column, or a ``model`` column whose ids repeat beside at most three other columns (a wide
+    table has a row per model and a column per item). Read as wide, it would fail on its repeated model ids."""
+    cols = list(df.columns)
+    if {"model", "item", "score"} <= set(cols):
+        return
+    repeats = ("model" in cols and len(cols) <= 4 and df["model"].duplicated().any())
+    if not ({"item", "score"} & set(cols) or repeats):
+        return
+    absent = [c for c in ("model", "item", "score") if c not in cols]
+    why = (f"; its model ids repeat (e.g. {df['model'].value_counts().index[0]!r}), one row per model and item"
+           if repeats else "")
+    raise ValueError(f"{name}: a long table needs the columns model, item and score; this one has "
+                     f"{', '.join(repr(str(c)) for c in cols[:8])}{' …' if len(cols) > 8 else ''}, without "
+                     f"{', '.join(absent)}{why}: rename its columns (df.rename(columns={{...}})), or give a wide "
+                     "table (one row per model, a column per item)")
 
 
 def _read_results(source: Any, *, format: str = "auto", metric: Any = None, duplicates: str = "last",
