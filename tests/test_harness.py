@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -942,3 +943,33 @@ def test_lm_eval_a_model_folder_whose_name_is_not_utf8_is_named_with_escapes(tmp
     rm = _read_quietly(logs)
     assert "org/bad\\xff\\xfename" in list(rm.model_ids)
     assert main(["select", str(logs), "--budget", "10", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
+
+
+@pytest.mark.filterwarnings("ignore:path_or_paths. several runs of one task")
+@pytest.mark.parametrize("duplicates", ["last", "mean"])
+def test_lm_eval_models_scored_under_other_filters_of_one_task_are_refused_naming_both(tmp_path, duplicates):
+    # each log holds one filter, so none is asked for; but 'strict-match' and 'flexible-extract' extract other
+    # answers from one generation: joined as one task, the models' scores are of two metrics
+    def gen(doc_id, filt):
+        return {"doc_id": doc_id, "target": "4", "resps": [["4"]], "filtered_resps": ["4"], "filter": filt,
+                "metrics": ["exact_match"], "exact_match": float(doc_id % 2)}
+
+    _write_run(tmp_path, "org/a", "gsm8k", TS, [gen(i, "strict-match") for i in range(4)])
+    _write_run(tmp_path, "org/b", "gsm8k", TS, [gen(i, "flexible-extract") for i in range(4)])
+    _write_run(tmp_path, "org/c", "gsm8k", TS, [gen(i, "strict-match") for i in range(4)])
+    if duplicates == "mean":  # the runs of one model averaged: one under each filter
+        shutil.rmtree(tmp_path / "org__b")
+        _write_run(tmp_path, "org/a", "gsm8k", "2025-02-01T00-00-00.000000",
+                   [gen(i, "flexible-extract") for i in range(4)])
+    with pytest.raises(ValueError, match=r"^path_or_paths: task 'gsm8k' is scored under other filters: "
+                                         r"'flexible-extract' in org__(a|b)/samples_gsm8k_.*, 'strict-match' in "
+                                         r"org__a/samples_gsm8k_"):
+        read_lm_eval_samples(tmp_path, metric="exact_match", duplicates=duplicates)
+
+
+def test_lm_eval_the_filter_read_is_kept_per_task(tmp_path):
+    rows = [_mc_record(j, j % 2 == 0, True) for j in range(3)]
+    _write_run(tmp_path, "org/a", "arc_easy", TS, rows)
+    _write_run(tmp_path, "org/a", "boolq", TS, [dict(r, filter="take_first") for r in rows])
+    rm = read_lm_eval_samples(tmp_path)
+    assert rm.items["lm_eval_filter"].tolist() == ["none"] * 3 + ["take_first"] * 3

@@ -109,6 +109,9 @@ MIXED = "*"  # the records read disagree on a document's digests
 HASHES = "lm_eval_hashes"  # the items' column of the digests
 
 
+FILTER = "lm_eval_filter"  # the items' column of the filter each task was read under
+
+
 WHY = {"doc_hash": "another dataset revision or document order?",
        "target_hash": "another gold answer: another dataset revision?",
        "prompt_hash": "another prompt template, few-shot examples or chat template?"}
@@ -321,6 +324,21 @@ def first_digests(f: Path, lines: int = 200) -> dict[int, str]:
     except (UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
         pass
     return out
+
+
+def first_filter(f: Path) -> str | None:
+    """The ``filter`` of the first record of a samples file read before ("none" where it logs none): that of every
+    record read from it when no filter was asked for (a file of several is refused then); None where the file
+    cannot be read now."""
+    try:
+        with _open(f) as fh:
+            for line in fh:
+                if line.strip():
+                    rec = json.loads(line)
+                    return str(rec.get("filter", "none")) if isinstance(rec, dict) else None
+    except (ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+        pass
+    return None
 
 
 def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:

@@ -39,8 +39,8 @@ from ._files import _check_duplicates
 from ._lm_eval_files import (_choose_runs, _expand, _model_from_logs, _run_fields, _shown, _split_checkpoints,
                              _task_of)
 from . import _lm_eval_cache
-from ._lm_eval_records import (HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept, differing_digests,
-                               first_digests)
+from ._lm_eval_records import (FILTER, HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept,
+                               differing_digests, first_digests, first_filter)
 from ._score_tables import read_scores_csv
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
@@ -113,7 +113,8 @@ def read_lm_eval_samples(
         Keep only these tasks.
     filter : str or mapping, optional
         The harness filter to read when a file logs several (e.g. ``"strict-match"`` vs ``"flexible-extract"``); a
-        mapping names it per task (``{"gsm8k": "strict-match"}``; the tasks it leaves out log one filter).
+        mapping names it per task (``{"gsm8k": "strict-match"}``; the tasks it leaves out log one filter). Logs
+        of one task under other filters are refused: each filter extracts another answer, so another metric.
     duplicates : {"last", "first", "error", "mean"}, default="last"
         What to do when one model has several runs (samples files) of one task: ``"last"`` keeps the run with the
         latest timestamp and ``"first"`` the earliest (runs without a timestamp count as earliest, ties keep the
@@ -126,7 +127,8 @@ def read_lm_eval_samples(
     ResponseMatrix
         Shape (n_models, n_items), binary if every value is 0/1 else ``kind="score"`` (values must lie in
         [0, 1]); item ids ``"<task>/<doc_id>"``; ``items`` columns ``task``, ``doc_id`` (an int where the log
-        has one), ``n_choices`` (0 for generation tasks); ``models`` column ``n_tasks``. Pairs (model,
+        has one), ``n_choices`` (0 for generation tasks), ``lm_eval_filter`` (the filter the task was read
+        under); ``models`` column ``n_tasks``. Pairs (model,
         document) absent from the logs are ``missing``, and so are documents whose metric is logged as NaN
         (failed documents; one ``UserWarning`` counts them and names the first).
 
@@ -174,8 +176,9 @@ def read_lm_eval_samples(
     ...     _ = (run / "samples_arc_easy_2024-05-01T12-00-00.jsonl").write_text(
     ...         "".join(json.dumps(d) + "\\n" for d in docs))
     >>> rm = read_lm_eval_samples(out.name)
-    >>> rm
-    ResponseMatrix(2 models × 3 items, kind='binary', 2 classes, item groups ['task', 'doc_id', 'n_choices'])
+    >>> rm  # doctest: +NORMALIZE_WHITESPACE
+    ResponseMatrix(2 models × 3 items, kind='binary', 2 classes, item groups ['task', 'doc_id', 'n_choices',
+    'lm_eval_filter'])
     >>> rm.accuracy().round(3)
     model_ids
     org/big      0.667
@@ -271,6 +274,7 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
             data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
             if key in left_out:
                 _warn_runs_left_out_differ(key, data[key], left_out[key], duplicates, arg)
+    filters = _filters_read(chosen, filter_of, arg)
     if failed:
         f0, line0, doc0 = failed[0]
         warnings.warn(f"{arg}: {len(failed)} document(s) log their metric as NaN (failed documents), read as missing "
@@ -345,6 +349,7 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         items[HASHES] = [hashes.get(t, {}).get(d, "") for t, d in keys]
     for field, per_task in _run_fields(chosen, arg).items():
         items[field] = [per_task.get(t, "") for t, _ in keys]
+    items[FILTER] = [filters.get(t, "") for t, _ in keys]  # what a later run's logs must be read under
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]},
                          index=pd.Index(models, name="model"))
     out = ResponseMatrix(
@@ -358,6 +363,35 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         items=items,
     )
     return out, failed_in
+
+
+def _filters_read(chosen: dict[tuple[str, str], list[Path]], filter_of: Callable[[str], str | None],
+                  arg: str) -> dict[str, str]:
+    """Each task's filter as read: the one asked for, else the one its logs hold (one a file, or the read refused
+    it). Logs of one task under other filters are refused, naming a file of each: a filter extracts the answer
+    from the model's output ('strict-match', 'flexible-extract'), so the scores of two are of two metrics."""
+    files_of: dict[str, list[Path]] = {}
+    for (_, task), files in sorted(chosen.items()):
+        files_of.setdefault(task, []).extend(files)
+    out = {}
+    for task, files in files_of.items():
+        asked = filter_of(task)
+        if asked is not None:
+            out[task] = asked
+            continue
+        seen: dict[str, Path] = {}
+        for f in files:
+            got = first_filter(f)
+            if got is not None:
+                seen.setdefault(got, f)
+        if len(seen) > 1:
+            said = ", ".join(f"{k!r} in {_shown(f)}" for k, f in sorted(seen.items()))
+            raise ValueError(f"{arg}: task {task!r} is scored under other filters: {said} (each extracts another "
+                             "answer from the model's output: the scores are of other metrics); rerun the task "
+                             "under one filter for every model, or leave the others' logs out")
+        if seen:
+            out[task] = next(iter(seen))
+    return out
 
 
 def _warn_runs_left_out_differ(key: tuple[str, str], kept: list, others: list[Path], duplicates: str,
