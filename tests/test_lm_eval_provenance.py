@@ -90,7 +90,8 @@ def test_the_manifest_records_the_chosen_documents_digests_and_the_runs(chosen):
     assert sorted(rec["hashes"]) == sorted(map(str, sel.items))
     task, doc = str(sel.items[0]).split("/")
     assert rec["hashes"][str(sel.items[0])][:12] == _digest("doc", task, int(doc))[:12]
-    assert rec["runs"] == {"n_shot": {"arc_easy": "0", "boolq": "0"}, "task_version": {"arc_easy": "1", "boolq": "1"}}
+    assert rec["runs"] == {"n_shot": {"arc_easy": "0", "boolq": "0"}, "task_version": {"arc_easy": "1", "boolq": "1"},
+                           "lm_eval_filter": {"arc_easy": "none", "boolq": "none"}}
 
 
 def test_the_same_documents_and_protocol_are_scored_without_a_word(truth, chosen):
@@ -131,6 +132,36 @@ def test_another_shot_count_is_refused_and_another_version_warned(truth, chosen)
         estimate(root / "sel", new, allow_protocol_change=True)
     with pytest.warns(UserWarning, match=r"task arc_easy: version 2 in the new logs, 1 in the reference logs'"):
         estimate(root / "sel", _new(truth, root, "version", sel.items, version=2.0))
+
+
+def _refilter(folder: Path, task: str, name: str) -> Path:
+    """The logs of ``task`` under the filter ``name`` (lm-eval logs the filter of each record beside its metric)."""
+    for f in folder.rglob(f"samples_{task}_*.jsonl"):
+        recs = [json.loads(line) for line in f.read_text().splitlines()]
+        f.write_text("".join(json.dumps({**r, "filter": name}) + "\n" for r in recs))
+    return folder
+
+
+def test_logs_under_another_filter_are_refused_even_with_a_protocol_change(truth, chosen, tmp_path):
+    """A filter extracts the answer the metric scores: the new model's scores under another filter are of another
+    metric than the references' (an allowed protocol change is about how the question is asked), in an estimate,
+    a sequential look and from the command line (one line, exit 2)."""
+    root, sel = chosen
+    new = _refilter(_new(truth, root, "filter", sel.items), "boolq", "strict-match")
+    want = r"^new_results: task boolq: filter strict-match in the new logs, none in the reference logs'"
+    for allow in (False, True):
+        with pytest.raises(ValueError, match=want):
+            estimate(root / "sel", new, allow_protocol_change=allow)
+    run = SequentialRun.start(root / "ref", rule="precision", half_width=0.2, initial=10, batch=10)
+    batch = _refilter(_stamp(write_lm_eval_samples(truth, tmp_path / "seq", models=[truth.model_ids[N_REF]],
+                                                   items=list(run.next_items))), "boolq", "strict-match")
+    with pytest.raises(ValueError, match=want):
+        run.update(batch, allow_protocol_change=True)
+    assert run.n_evaluated == 0
+    p = subprocess.run([sys.executable, "-m", "effstats", "estimate", str(root / "sel"), str(new), "--out",
+                        str(tmp_path / "out")], capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "filter strict-match in the new logs" in p.stderr and not (tmp_path / "out").exists()
 
 
 def test_logs_without_digests_and_manifests_without_the_record_are_not_checked(truth, chosen, tmp_path):

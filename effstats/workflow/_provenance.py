@@ -1,5 +1,5 @@
 """What the reference runs of lm-evaluation-harness ran on the chosen documents (its per-document digests of the
-document, the prompt and the target; each task's version and few-shot count), recorded with a selection or a
+document, the prompt and the target; each task's version, few-shot count and filter), recorded with a selection or a
 sequential run, and the check of a new model's logs against it.
 
 A ``doc_id`` is a document's index in its task: on another dataset revision, in another document order or under a
@@ -13,7 +13,9 @@ bumped task version, index 17 is another question. The digests lm-eval logs besi
   reference models' scores. It is refused unless ``allow_protocol_change=True`` (``--allow-protocol-change``), then
   said in a warning;
 * another task version alone (the digests agree, or are not logged) is a warning: the version names the task's
-  code, which may or may not change what the model sees.
+  code, which may or may not change what the model sees;
+* another filter is another answer extracted from the same output (``strict-match``, ``flexible-extract``): a
+  score of another metric, refused always.
 
 HELM runs record each scenario's adapter spec (``run_spec.json``: method, prompt parts, few-shot count,
 temperature, stop sequences; not the model, the number of train trials or of instances): a new run under another
@@ -33,15 +35,15 @@ import pandas as pd
 from .._escape import md_text
 from .._shared import _name_list, _plain
 from ..datasets._lm_eval_files import RUN_FIELDS
-from ..datasets._lm_eval_records import HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
+from ..datasets._lm_eval_records import FILTER, HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
 from ..datasets.helm import ADAPTER, differing_fields
 from ..responses import ResponseMatrix
 
 _WHY = {"doc_hash": "another dataset revision or document order?",
         "target_hash": "another gold answer: another dataset revision?",
         "prompt_hash": "another prompt template, few-shot examples or chat template?"}
-_RUN_NAMES = {"n_shot": "n-shot", "task_version": "version", ADAPTER: "HELM adapter spec"}
-_FIELDS = RUN_FIELDS + (ADAPTER,)  # the run-level fields recorded per task
+_RUN_NAMES = {"n_shot": "n-shot", "task_version": "version", FILTER: "filter", ADAPTER: "HELM adapter spec"}
+_FIELDS = RUN_FIELDS + (FILTER, ADAPTER)  # the run-level fields recorded per task
 
 
 def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = True) -> dict | None:
@@ -51,7 +53,7 @@ def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = Tru
 
     The digests of an item are the three fields' first :data:`HASH_WIDTH` hexadecimal characters side by side;
     items whose reference runs disagree on them are left out (nothing to compare with), as are tasks whose runs
-    log other versions or shot counts.
+    log other versions or shot counts. Each task's filter (the reader's ``lm_eval_filter``) is a run field too.
     """
     cols = rm.items.columns
     if HASHES not in cols and not any(f in cols for f in _FIELDS):
@@ -112,6 +114,10 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
             else:
                 said = "the new logs' runs log several" if v == MIXED else f"{v} in the new logs"
                 msg = f"task {task}: {_RUN_NAMES[field]} {said}, {w} in the reference logs'"
+            if field == FILTER:
+                raise ValueError(f"{name}: {msg} (each filter extracts another answer from the model's output: "
+                                 "the score would be of another metric than the reference models'); score the new "
+                                 "run under the reference runs' filter")
             if field in ("n_shot", ADAPTER) and not allow_protocol_change:
                 raise ValueError(f"{name}: {msg} (another protocol: the estimate would not be comparable with the "
                                  "reference models' scores); run the new model as the references were, or pass "
