@@ -671,6 +671,31 @@ def test_a_results_file_gets_a_report_folder_named_without_its_extension_and_a_n
     assert code == 0, err
 
 
+def test_results_folders_of_one_name_in_other_places_never_share_a_report(logs, capsys, tmp_path):
+    """``estimate run1 llama/out`` and ``estimate run1 mistral/out`` name the same default folder, run1/estimate/out:
+    the second is refused in one line naming both results, with or without --force (which would replace the first
+    model's report by the second's), and the first report stays; the same results, given by another path to them,
+    still replace their own report with --force, and --out gives the others a folder."""
+    root, truth = logs
+    run1 = tmp_path / "run1"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", run1], capsys)[0] == 0
+    chosen = Selection.load(run1).items
+    for k, parent in enumerate(["llama", "mistral"]):
+        write_lm_eval_samples(truth, tmp_path / parent / "out", models=[truth.model_ids[24 + k]], items=chosen)
+    assert _run(["estimate", run1, tmp_path / "llama" / "out"], capsys)[0] == 0
+    for force in ([], ["--force"]):
+        code, _, err = _run(["estimate", run1, tmp_path / "mistral" / "out", *force], capsys)
+        assert code == 2 and _one_line(err) == (
+            f"effstats estimate: error: --out: {run1 / 'estimate' / 'out'} holds the report of other results, "
+            f"{str(tmp_path / 'llama' / 'out')!r}, whose name gives the same folder as "
+            f"{str(tmp_path / 'mistral' / 'out')!r}; name a folder for this report with --out"), err
+        assert "m24" in (run1 / "estimate" / "out" / "estimate.csv").read_text()
+    (tmp_path / "link").symlink_to(tmp_path / "llama")
+    assert _run(["estimate", run1, tmp_path / "link" / "out", "--force"], capsys)[0] == 0
+    assert _run(["estimate", run1, tmp_path / "mistral" / "out", "--out", tmp_path / "m"], capsys)[0] == 0
+    assert "m25" in (tmp_path / "m" / "estimate.csv").read_text()
+
+
 def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys, tmp_path, monkeypatch):
     root, truth = logs
     run1 = tmp_path / "run1"

@@ -379,10 +379,11 @@ _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl")
 _PACKED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 
-def _report_dir(manifest: str, new_results: str) -> tuple[Path, str]:
-    """The default folder of an estimate's report and the results' whole name: DIR/estimate/<the results' name>, a
-    folder's whole name (``new.v1`` and ``new.v2`` get folders of their own; ``.`` is named by the folder it stands
-    for), a file's without its data extension (``new.csv``: ``new``; ``new.csv.gz``: ``new``)."""
+def _report_dir(manifest: str, new_results: str) -> tuple[Path, str, str]:
+    """The default folder of an estimate's report, the results' whole name and their resolved path: the folder is
+    DIR/estimate/<the results' name>, a folder's whole name (``new.v1`` and ``new.v2`` get folders of their own;
+    ``.`` is named by the folder it stands for), a file's without its data extension (``new.csv``: ``new``;
+    ``new.csv.gz``: ``new``)."""
     from ._files import REPORTS
 
     base = Path(manifest).expanduser()
@@ -395,7 +396,7 @@ def _report_dir(manifest: str, new_results: str) -> tuple[Path, str]:
             stem = stem.with_suffix("")
         if stem.suffix.lower() in _DATA_SUFFIXES and stem.stem and not stem.stem.startswith("."):
             name = stem.stem
-    return (base if base.is_dir() else base.parent) / REPORTS / name, whole
+    return (base if base.is_dir() else base.parent) / REPORTS / name, whole, str(given)
 
 
 def _estimate(args: argparse.Namespace) -> None:
@@ -408,7 +409,7 @@ def _estimate(args: argparse.Namespace) -> None:
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress,
                    allow_protocol_change=args.allow_protocol_change)
-    out, results = (Path(args.out), None) if args.out else _report_dir(args.manifest, args.new_results)
+    out, results, where = (Path(args.out), None, None) if args.out else _report_dir(args.manifest, args.new_results)
     from ._files import locked, real_folder, refuse_other_results, refuse_report, run_folder
 
     if not args.out:  # the default folder, DIR/estimate/<results>: never written (nor locked) through a link
@@ -419,13 +420,13 @@ def _estimate(args: argparse.Namespace) -> None:
     sel_dir = run_folder(Path(args.manifest).expanduser(), "manifest.json")
     inside = out.expanduser().resolve().is_relative_to(sel_dir.resolve())
     if results is not None:  # the default folder: never one of other results named alike
-        refuse_other_results(out, results)
+        refuse_other_results(out, results, where)
     refuse_report(out, args.force, sel_dir if inside else None)
     with locked(sel_dir if inside else out, "--out"):
         if results is not None:
-            refuse_other_results(out, results)
+            refuse_other_results(out, results, where)
         refuse_report(out, args.force, sel_dir if inside else None)
-        paths = est._save(out, level, sel_dir if inside else None, results=results)
+        paths = est._save(out, level, sel_dir if inside else None, results=results, results_path=where)
     if args.restrict_to_manifest:
         print(f"read the manifest's items from NEW_RESULTS; left out its {est.n_left_out} other item(s) "
               "(--restrict-to-manifest)")

@@ -514,10 +514,12 @@ class Estimate:
         return self._save(directory, confidence_level)
 
     def _save(self, directory: str | Path, confidence_level: float = 0.95,
-              selection: Path | None = None, results: str | None = None) -> dict[str, Path]:
+              selection: Path | None = None, results: str | None = None,
+              results_path: str | None = None) -> dict[str, Path]:
         """:meth:`save`; ``selection``: the folder of the selection whose folder holds ``directory`` (``effstats
-        estimate`` holds its lock), whose manifest lists a report written into its report folders; ``results``:
-        the results' name, recorded where ``directory`` is the default folder named after them."""
+        estimate`` holds its lock), whose manifest lists a report written into its report folders; ``results``
+        and ``results_path``: the results' name and resolved path, recorded where ``directory`` is the default
+        folder named after them."""
         d = output_dir(directory)
         confidence_level = check_confidence_level(confidence_level)
         frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
@@ -532,7 +534,7 @@ class Estimate:
                  "html": d / "estimate.html"}
         files = [(paths["csv"], csv_safe(frame).to_csv()), (paths["tasks"], csv_safe(tasks).to_csv()),
                  (paths["markdown"], md), (paths["html"], html),
-                 (d / REPORT_RECORD, report_record(REPORT_FILES, results))]
+                 (d / REPORT_RECORD, report_record(REPORT_FILES, results, results_path))]
         manifest = None if selection is None else report_in_manifest(selection, [f for f, _ in files], self.selection)
         if manifest is None:
             swap_files(d, files)

@@ -118,21 +118,30 @@ def report_files(out: Path) -> list[str]:
     return recorded_files(out, REPORT_RECORD, _REPORT_FORMAT, REPORT_FILES)
 
 
-def report_record(names: Any, results: str | None = None) -> str:
+def report_record(names: Any, results: str | None = None, where: str | None = None) -> str:
     """The text of the record of the report files ``names`` an estimate writes into its folder; ``results``: the
-    name of the results it estimated from, where the folder is the default one named after them."""
-    return json_text({"format": _REPORT_FORMAT, "files": list(names), **({"results": results} if results else {})})
+    name of the results it estimated from, where the folder is the default one named after them, and ``where``
+    their resolved path."""
+    return json_text({"format": _REPORT_FORMAT, "files": list(names), **({"results": results} if results else {}),
+                      **({"results_path": where} if results and where else {})})
 
 
-def refuse_other_results(out: Path, results: str) -> None:
-    """Refuse to write the report of the results named ``results`` into the default report folder ``out`` where it
-    holds the report of other results named alike (``new.csv`` and ``new.parquet``, or a results folder ``new``:
-    each folder is named by the file's name without its extension)."""
+def refuse_other_results(out: Path, results: str, where: str | None = None) -> None:
+    """Refuse to write the report of the results named ``results`` (at the resolved path ``where``) into the
+    default report folder ``out`` where it holds the report of other results named alike: ``new.csv`` and
+    ``new.parquet``, or a results folder ``new`` (each folder is named by the file's name without its
+    extension), or results of the same name in another folder (``llama/out`` and ``mistral/out``; a record
+    without the path, of an earlier effstats, is told by the name only)."""
     doc = _record_json(out / REPORT_RECORD)
-    other = doc.get("results") if isinstance(doc, dict) and doc.get("format") == _REPORT_FORMAT else None
+    ours = isinstance(doc, dict) and doc.get("format") == _REPORT_FORMAT
+    other = doc.get("results") if ours else None
+    other_path = doc.get("results_path") if ours else None
     if isinstance(other, str) and other != results:
         raise ValueError(f"--out: {out} holds the report of other results, {other!r}, whose name gives the same "
                          f"folder as {results!r}; name a folder for this report with --out")
+    if isinstance(other_path, str) and where is not None and other_path != where:
+        raise ValueError(f"--out: {out} holds the report of other results, {other_path!r}, whose name gives the "
+                         f"same folder as {where!r}; name a folder for this report with --out")
 
 
 def refuse_report(out: Path, force: bool, selection: Path | None = None) -> None:
