@@ -99,6 +99,11 @@ def test_readme_other_python_blocks_run_as_written(tmp_path):
         assert r.returncode == 0, r.stderr[-3000:]
         outs.append((m.group(1), r.stdout.strip().splitlines()))
     loop_out = next(lines for code, lines in outs if "estimate(" in code)
+    # the loop block is followed by what it prints, as the Quickstart is: a reader can check their run against it
+    loop_end = next(m.end() for m in blocks if "estimate(" in m.group(1))
+    shown = re.compile(r"\s*prints\s*```text\n(.*?)```", re.S).match(text, loop_end)
+    assert shown, "the README's loop block is not followed by 'prints' and the text it prints"
+    assert [ln.split() for ln in loop_out] == [ln.split() for ln in shown.group(1).strip().splitlines()], loop_out
     rows = [ln.split() for ln in loop_out[2:4]]  # model, estimate, low, high, rank, rank_low, rank_high
     truth = [float(x) for x in loop_out[4].strip("[]").split(",")]
     for row, t in zip(rows, truth):  # the loop's intervals cover the new models' accuracy on all items
