@@ -30,22 +30,39 @@ def _boundary(g, a, b, points=None):
     on one side: evaluated all at once, they narrow each bracket to the two of them (or an end) around the change
     before the steps begin, so that the steps see a smooth piece of ``g``. The width to reach stays that of the
     bracket given.
+
+    ``g`` works element by element and takes arrays with more leading axes than ``a``: the ends (and the points)
+    are evaluated in one call, stacked on a new first axis.
     """
-    a0, a, b = a, a.copy(), b.copy()
-    ga, gb = g(a), g(b)
+    a0 = a
+    if points is None:
+        ga, gb = g(np.stack([a, b]))  # g once for both ends: its cost is largely per call
+        a, b = a.copy(), b.copy()  # the steps update the brackets in place
+    else:
+        # the ends and the points inside each bracket in one call; a point's value is used only where the bracket
+        # is searched (below), as if asked for there alone
+        points = np.asarray(points, float)
+        sign = np.sign(b - a)
+        key = points * sign  # increases from a towards b; compared, not subtracted, so that floats a few ulps apart
+        between = (key > a * sign) & (key < b * sign)
+        gs = g(np.concatenate([a[None], b[None], np.where(between, points, b)]))
+        ga, gb, gp = gs[0], gs[1], gs[2:]
     whole = ga <= 0  # the range's end is not rejected: it is the answer
     # the width to reach; elements whose ends do not bracket a change are not searched
     ulp = 4 * np.spacing(np.maximum(np.abs(a), np.abs(b)))
     tol = np.where((ga > 0) & ~(gb > 0), np.maximum(np.abs(b - a) * 2.0 ** -_BISECT, ulp), np.inf)
     if points is not None:
-        a, ga, b, gb = _narrow(g, a, ga, b, gb, np.asarray(points, float), np.isfinite(tol))
-    mark = np.abs(b - a)  # bracket width when it last halved
+        a, ga, b, gb = _narrow(a, ga, b, gb, points, gp, between & np.isfinite(tol), key, sign)
+    # b - a keeps its sign while a bracket is open (every step lands inside it); arrays updated in place below
+    sign = np.sign(b - a)
+    width = np.abs(b - a)
+    mark = width.copy()  # bracket width when it last halved
+    half_tol = 0.5 * tol
     since = np.zeros(a.shape, np.int32)  # steps since then
     kept = np.zeros(a.shape, np.int8)  # +1: the a end was kept last step, -1: b was
     nudged = np.zeros(a.shape, bool)  # the last step was the minimal one
     flat = np.zeros(a.shape, bool)  # a minimal step found g == 0, as at b: g is flat there, only bisection helps
     for _ in range(_MAX_STEPS):
-        width = np.abs(b - a)
         todo = width > tol
         if not todo.any():
             break
@@ -54,40 +71,43 @@ def _boundary(g, a, b, points=None):
             # a step lands at least half the width to reach inside the bracket (Dekker's minimal step): near the
             # change g is rounding noise (often exactly 0 at b), where the secant would barely move off an end;
             # such a step ends the search unless g is flat there, and then the next step bisects
-            step = np.minimum(0.5 * tol, 0.5 * width)
-            sign = np.sign(b - a)
+            step = np.minimum(half_tol, 0.5 * width)
             pos = (m - a) * sign
-            near = (pos < step) | (pos > width - step)
-            m = np.where(near, a + sign * np.minimum(np.maximum(pos, step), width - step), m)
-        secant = np.isfinite(m) & np.isfinite(ga) & np.isfinite(gb) & ~nudged & ~flat
+            far = width - step
+            near = (pos < step) | (pos > far)
+            m = np.where(near, a + sign * np.minimum(np.maximum(pos, step), far), m)
+        secant = np.isfinite(m) & np.isfinite(ga) & np.isfinite(gb) & ~(nudged | flat)
         nudged = near & secant
         m = np.where((since >= 3) | ~secant, 0.5 * (a + b), m)
         # adjacent floats: no value strictly between the ends is left, b is the answer
         todo &= (m != a) & (m != b)
         gm = g(m)
+        up = gm > 0
         flat |= nudged & (gm == 0)
-        rej = (gm > 0) & todo
-        acc = ~(gm > 0) & todo
-        ga = np.where(acc & (kept == 1), 0.5 * ga, ga)
-        gb = np.where(rej & (kept == -1), 0.5 * gb, gb)
-        a, ga = np.where(rej, m, a), np.where(rej, gm, ga)
-        b, gb = np.where(acc, m, b), np.where(acc, gm, gb)
-        kept = np.where(rej, -1, np.where(acc, 1, kept)).astype(np.int8)
+        rej = up & todo
+        acc = ~up & todo
+        np.multiply(ga, 0.5, out=ga, where=acc & (kept == 1))
+        np.multiply(gb, 0.5, out=gb, where=rej & (kept == -1))
+        np.copyto(a, m, where=rej)
+        np.copyto(ga, gm, where=rej)
+        np.copyto(b, m, where=acc)
+        np.copyto(gb, gm, where=acc)
+        np.copyto(kept, -1, where=rej)
+        np.copyto(kept, 1, where=acc)
         width = np.abs(b - a)
         halved = width <= 0.5 * mark
-        mark = np.where(halved, width, mark)
-        since = np.where(halved, 0, since + 1)
+        np.copyto(mark, width, where=halved)
+        since += 1
+        np.copyto(since, 0, where=halved)
     return np.where(whole, a0, b)
 
 
-def _narrow(g, a, ga, b, gb, points, search):
-    """The brackets ``[a, b]`` (where ``search``) narrowed to adjacent ones of ``points`` and the ends: ``a``
-    becomes the rejected point nearest ``b``, ``b`` the first accepted point beyond it; with their values of ``g``.
+def _narrow(a, ga, b, gb, points, gp, inside, key, sign):
+    """The brackets ``[a, b]`` narrowed to adjacent ones of ``points`` (where ``inside``: the point lies strictly
+    inside a bracket searched; ``gp``, ``g`` there; ``key``, ``points * sign``, increases from ``a`` towards ``b``):
+    ``a`` becomes the rejected point nearest ``b``, ``b`` the first accepted point beyond it; with their values of
+    ``g``.
     """
-    sign = np.sign(b - a)
-    key = points * sign  # increases from a towards b; compared, not subtracted, so that floats a few ulps apart
-    inside = search & (key > a * sign) & (key < b * sign)
-    gp = g(np.where(inside, points, b))
     rej = inside & (gp > 0)
     i = np.argmax(np.where(rej, key, -np.inf), axis=0)[None]
     moved = np.take_along_axis(rej, i, 0)[0]

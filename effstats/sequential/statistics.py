@@ -575,14 +575,29 @@ class TangoStatistic(_Statistic):
         """
         dl = np.minimum(np.maximum(np.asarray(delta0, float), -1 + _EPS), 1 - _EPS)  # np.clip has more overhead
         pos = dl >= 0
-        x10 = np.where(pos, self.p10, self.p01)  # reflect delta0 < 0 onto delta0 > 0
-        x01 = np.where(pos, self.p01, self.p10)
+        # delta0 < 0 is reflected onto delta0 > 0 (p10 and p01 swapped); what depends on the rates alone is kept
+        p10, p01, m2, p01_8 = self._variance_parts()
+        x10 = np.where(pos, p10[0], p10[1])
+        x01 = np.where(pos, p01[0], p01[1])
         a = np.abs(dl)
-        m = np.minimum(np.maximum(1 - x10 - x01, 0), 1)
-        b = x10 * (1 - a) + x01 * (1 - 3 * a) - 2 * m * a
-        q = (b + np.sqrt(b * b + 8 * x01 * a * (1 - a))) / 4  # restricted MLE of the smaller discordant rate
-        q = np.minimum(np.maximum(q, 0), (1 - a) / 2)
+        one_a = 1 - a
+        b = x10 * one_a + x01 * (1 - 3 * a) - np.where(pos, m2[0], m2[1]) * a
+        # the restricted MLE of the smaller discordant rate
+        q = (b + np.sqrt(b * b + np.where(pos, p01_8[0], p01_8[1]) * a * one_a)) / 4
+        q = np.minimum(np.maximum(q, 0), one_a / 2)
         return 2 * q + a - a * a
+
+    def _variance_parts(self):
+        """What :meth:`null_variance` needs of the rates alone, for ``delta0 >= 0`` and (rates swapped) below:
+        ``(p10, p01)``, ``(p01, p10)``, ``2 m`` and ``8 p01`` (``m = 1 - p10 - p01`` clipped to [0, 1], the
+        concordant rate), each a pair (``delta0 >= 0``, below). Kept as :meth:`_cc_items` is: the same operations
+        in the same order as on each evaluation, so the variance is the same to the last bit."""
+        kept = self.__dict__.get("_var")
+        if kept is None:
+            p10, p01 = self.p10, self.p01
+            m2 = tuple(2 * np.minimum(np.maximum(1 - x - y, 0), 1) for x, y in ((p10, p01), (p01, p10)))
+            kept = self.__dict__["_var"] = ((p10, p01), (p01, p10), m2, (8 * p01, 8 * p10))
+        return kept
 
     def z_at(self, theta0):
         """Continuity-corrected score statistic of the paired difference against ``theta0``.
@@ -620,16 +635,34 @@ class TangoStatistic(_Statistic):
         # discordant items left, a count of small mean whose tail is far heavier than the normal one (one
         # discordant item among the last 5 of 1,000, at 2 % disagreement, gives |z| about 3): where fewer than
         # _FEW_LEFT of them are expected, the correction is one whole item of those drawn (n_items, not n_eff)
-        finite = np.isfinite(self.n_eff)
-        n = np.where(finite, self.n_eff, 1.0)
         unit, whole = self._cc_items()
+        finite, all_finite, any_whole, root_n = self._z_parts()
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            items = np.where(whole, 1.0, np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(t) * unit))
-            cc = np.where(finite, items / unit, 0.0)
+            items = np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(t) * unit)
+            if any_whole:
+                items = np.where(whole, 1.0, items)
+            cc = items / unit
+            if not all_finite:
+                cc = np.where(finite, cc, 0.0)
             d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
             # an exhaustive look with the finite-population correction (n_eff infinite): the difference is exact
-            z = np.where(finite & (v > 0), d * np.sqrt(n) / np.sqrt(v), _exact_z(d))
+            exact = ~finite | ~(v > 0)
+            z = d * root_n / np.sqrt(v)
+            if exact.any():
+                z = np.where(exact, _exact_z(d), z)
         return np.where(np.isnan(z), 0.0, z)
+
+    def _z_parts(self):
+        """What :meth:`z_at` needs of the fields alone, kept as :meth:`_cc_items` is: where ``n_eff`` is finite,
+        whether it is everywhere, whether the correction is one whole item anywhere, and ``sqrt(n_eff)`` (1 where
+        infinite)."""
+        kept = self.__dict__.get("_z")
+        if kept is None:
+            finite = np.isfinite(self.n_eff)
+            _, whole = self._cc_items()
+            kept = self.__dict__["_z"] = (finite, bool(finite.all()), bool(whole.any()),
+                                          np.sqrt(np.where(finite, self.n_eff, 1.0)))
+        return kept
 
     def interval(self, c):
         """Score-test inversion, with 0 inside exactly when the test at 0 does not reject.

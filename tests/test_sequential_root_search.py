@@ -1,0 +1,96 @@
+"""The paired score statistic's kept parts and the interval root search, bit for bit.
+
+``TangoStatistic`` keeps what its null variance and ``z_at`` need of its fields alone, and skips the branches no
+element takes; the root search evaluates the statistic at both ends of every bracket and at its kinks in one call.
+Each must give what the plain formula, evaluated afresh, gives: the same floats, to the last bit.
+"""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from effstats.sequential._safe_arith import _exact_z
+from effstats.sequential.statistics import TangoStatistic
+
+_EPS, _CC0 = 1e-12, 0.25
+
+
+def _plain_null_variance(p10, p01, delta0):
+    """Tango's restricted-MLE variance, every operation on each call (the definition)."""
+    dl = np.minimum(np.maximum(np.asarray(delta0, float), -1 + _EPS), 1 - _EPS)
+    pos = dl >= 0
+    x10 = np.where(pos, p10, p01)
+    x01 = np.where(pos, p01, p10)
+    a = np.abs(dl)
+    m = np.minimum(np.maximum(1 - x10 - x01, 0), 1)
+    b = x10 * (1 - a) + x01 * (1 - 3 * a) - 2 * m * a
+    q = (b + np.sqrt(b * b + 8 * x01 * a * (1 - a))) / 4
+    q = np.minimum(np.maximum(q, 0), (1 - a) / 2)
+    return 2 * q + a - a * a
+
+
+def _plain_z(stat, theta0):
+    """The continuity-corrected score statistic, every operation on each call (the definition)."""
+    t = np.asarray(theta0, float)
+    v = _plain_null_variance(stat.p10, stat.p01, t)
+    d = stat.estimate - t
+    finite = np.isfinite(stat.n_eff)
+    n = np.where(finite, stat.n_eff, 1.0)
+    unit, whole = stat._cc_items()
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        items = np.where(whole, 1.0, np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(t) * unit))
+        cc = np.where(finite, items / unit, 0.0)
+        d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
+        z = np.where(finite & (v > 0), d * np.sqrt(n) / np.sqrt(v), _exact_z(d))
+    return np.where(np.isnan(z), 0.0, z)
+
+
+def _same(x, y, kind=True):
+    """The same floats (NaN as NaN, -0.0 apart from 0.0), shape and, with ``kind``, type."""
+    return ((not kind or type(x) is type(y)) and np.shape(x) == np.shape(y) and np.array_equal(x, y, equal_nan=True)
+            and np.array_equal(np.signbit(x), np.signbit(y)))
+
+
+@st.composite
+def _paired(draw):
+    """Paired statistics of 1-5 cells: rare and frequent disagreement, one way only, exhaustive looks (n_eff
+    infinite) and a whole item's correction near a census (n_items below n_eff), mixed or alone."""
+    k = draw(st.integers(1, 5))
+    rate = st.sampled_from([0.0, 1e-3, 0.01, 0.05, 0.2, 0.45])
+    p10 = np.array(draw(st.lists(rate, min_size=k, max_size=k)))
+    p01 = np.array(draw(st.lists(rate, min_size=k, max_size=k)))
+    n_eff = np.array(draw(st.lists(st.sampled_from([2.0, 30.0, 400.0, 5000.0, np.inf]), min_size=k, max_size=k)))
+    census = np.array(draw(st.lists(st.booleans(), min_size=k, max_size=k)))
+    n_items = np.where(census & np.isfinite(n_eff), np.maximum(n_eff / 50, 1.0), np.where(np.isfinite(n_eff),
+                                                                                           n_eff, 100.0))
+    shift = np.array(draw(st.lists(st.sampled_from([0.0, 1e-13, -1e-3]), min_size=k, max_size=k)))
+    est = p10 - p01 + shift
+    se = np.sqrt(p10 + p01 + 1e-4) / np.where(np.isfinite(n_eff), np.sqrt(n_eff), 1e6)
+    return TangoStatistic(est, se, n_eff, p10, p01, n_items if draw(st.booleans()) else None)
+
+
+@settings(max_examples=150, deadline=None)
+@given(stat=_paired(), theta=st.lists(st.floats(-1.2, 1.2), min_size=1, max_size=4))
+def test_paired_z_and_null_variance_are_the_plain_formulas_bit_for_bit(stat, theta):
+    """Asked twice (the second time from the kept parts) and on a scalar, z_at and null_variance give the plain
+    formulas' floats, types and shapes."""
+    t = np.array(theta).reshape(-1, 1)
+    for _ in range(2):
+        assert _same(stat.null_variance(t), _plain_null_variance(stat.p10, stat.p01, t))
+        assert _same(stat.z_at(t), _plain_z(stat, t))
+        assert _same(stat.z_at(theta[0]), _plain_z(stat, theta[0]))
+    one = stat.take(0)
+    assert _same(one.z_at(theta[0]), _plain_z(one, theta[0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(stat=_paired(), c=st.sampled_from([0.5, 1.645, 1.96, 2.8, 6.0]))
+def test_paired_interval_of_many_cells_is_each_cell_searched_alone(stat, c):
+    """The search evaluates the statistic at the ends and kinks of every bracket at once: each cell's interval is
+    the one a search of that cell alone gives, to the last bit, and asking again gives it again."""
+    low, high = stat.interval(c)
+    for i in range(np.size(stat.estimate)):
+        lo1, hi1 = stat.take(i).interval(c)
+        assert _same(lo1, low[i], False) and _same(hi1, high[i], False), i
+    again = stat.interval(c)
+    assert _same(again[0], low) and _same(again[1], high)
+
