@@ -1,15 +1,19 @@
-"""The paired score statistic's kept parts and the interval root search, bit for bit.
+"""The score statistics' shortcuts and the interval root search, bit for bit.
 
 ``TangoStatistic`` keeps what its null variance and ``z_at`` need of its fields alone, and skips the branches no
-element takes; the root search evaluates the statistic at both ends of every bracket and at its kinks in one call.
-Each must give what the plain formula, evaluated afresh, gives: the same floats, to the last bit.
+element takes; ``BinomialStatistic.z_at`` computes the lower tail only where the upper one does not decide; the root
+search evaluates the statistic at both ends of every bracket and at its kinks in one call. Each must give what the
+plain formula, evaluated afresh, gives: the same floats, to the last bit.
 """
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from effstats.sequential._safe_arith import _exact_z
-from effstats.sequential.statistics import TangoStatistic
+from scipy.special import betainc, ndtri
+
+from effstats._hypergeometric import _hyp_low, _hyp_up
+from effstats.sequential._safe_arith import _TIE, _exact_z
+from effstats.sequential.statistics import BinomialStatistic, TangoStatistic
 
 _EPS, _CC0 = 1e-12, 0.25
 
@@ -94,3 +98,55 @@ def test_paired_interval_of_many_cells_is_each_cell_searched_alone(stat, c):
     again = stat.interval(c)
     assert _same(again[0], low) and _same(again[1], high)
 
+
+def _plain_binomial_z(stat, theta0):
+    """The exact one-sided tests' z with both tails computed in every cell (the definition)."""
+    th = np.clip(np.asarray(theta0, float), _EPS, 1 - _EPS)
+    x, n = stat._xn()
+    with np.errstate(all="ignore"):
+        p_up = np.where(x > 0, betainc(np.maximum(x, 1e-300), np.maximum(n - x + 1, 1e-300), th), 1.0)
+        p_lo = np.where(x < n, 1 - betainc(x + 1, np.maximum(n - x, 1e-300), th), 1.0)
+    hyp, xh, m, N = stat._hyp()
+    if hyp.any():
+        shape = np.broadcast_shapes(hyp.shape, th.shape)
+        hyp, thb, xb, mb, Nb = (np.broadcast_to(v, shape) for v in (hyp, th, xh, m, N))
+        thb, xb, mb, Nb = thb[hyp], xb[hyp], mb[hyp], Nb[hyp]
+        p_up, p_lo = np.broadcast_to(p_up, shape).copy(), np.broadcast_to(p_lo, shape).copy()
+        p_up[hyp] = _hyp_up(xb, Nb, np.floor(thb * Nb + _TIE * Nb), mb)
+        p_lo[hyp] = _hyp_low(xb, Nb, np.ceil(thb * Nb - _TIE * Nb), mb)
+    with np.errstate(all="ignore"):
+        zu = -ndtri(np.clip(p_up, 1e-300, 1.0))
+        zl = ndtri(np.clip(p_lo, 1e-300, 1.0))
+    z = np.where(zu > 0, zu, np.where(zl < 0, zl, 0.0))
+    exact = ~np.isfinite(stat.n_eff)
+    if exact.any():
+        z = np.where(exact, _exact_z(stat.estimate - np.asarray(theta0, float)), z)
+    return z
+
+
+@st.composite
+def _binomial(draw):
+    """One-model statistics of 1-5 cells: samples of 1-2,000 items, exhaustive looks, and finite benchmarks (the
+    hypergeometric law) among them; scores anywhere in [0, 1], 0 and 1 included."""
+    k = draw(st.integers(1, 5))
+    n_eff = np.array(draw(st.lists(st.sampled_from([1.0, 7.0, 60.0, 2000.0, np.inf]), min_size=k, max_size=k)))
+    n = np.where(np.isfinite(n_eff), n_eff, 500.0)
+    est = np.round(np.array(draw(st.lists(st.floats(0, 1), min_size=k, max_size=k))) * n) / n
+    finite = np.array(draw(st.lists(st.booleans(), min_size=k, max_size=k))) & np.isfinite(n_eff)
+    extra = np.array(draw(st.lists(st.integers(0, 40), min_size=k, max_size=k)))
+    population = np.where(finite, n + extra, np.inf)
+    return BinomialStatistic(est, 0.01, n_eff, population, np.where(finite, n, np.nan))
+
+
+@settings(max_examples=150, deadline=None)
+@given(stat=_binomial(), shift=st.lists(st.sampled_from([-0.3, -0.05, -0.01, 0.0, 0.004, 0.02, 0.1, 1.0]),
+                                        min_size=1, max_size=4))
+def test_binomial_z_with_the_lower_tail_where_it_decides_is_the_plain_formula_bit_for_bit(stat, shift):
+    """The lower tail computed only in the cells the upper one leaves undecided: the same z as both tails in every
+    cell, its floats, type and shape, at values tested on either side of each cell's score and on a scalar."""
+    t = np.clip(stat.estimate + np.array(shift).reshape(-1, 1), 0.0, 1.0)
+    assert _same(stat.z_at(t), _plain_binomial_z(stat, t))
+    theta = float(t[0, 0])
+    assert _same(stat.z_at(theta), _plain_binomial_z(stat, theta))
+    one = stat.take(0)
+    assert _same(one.z_at(theta), _plain_binomial_z(one, theta))

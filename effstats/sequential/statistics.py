@@ -389,8 +389,8 @@ class BinomialStatistic(_Statistic):
         x, n = self._xn()
         with np.errstate(all="ignore"):
             p_up = np.where(x > 0, betainc(np.maximum(x, 1e-300), np.maximum(n - x + 1, 1e-300), th), 1.0)
-            p_lo = np.where(x < n, 1 - betainc(x + 1, np.maximum(n - x, 1e-300), th), 1.0)
         hyp, xh, m, N = self._hyp()
+        p_lo_hyp = None
         if hyp.any():
             # H0 "the benchmark's score is theta0" allows whole numbers K = theta0 * N of correct items only: the
             # claim "above" is tested at the largest K at or below theta0 * N, "below" at the smallest at or above
@@ -399,13 +399,24 @@ class BinomialStatistic(_Statistic):
             hyp, thb, xb, mb, Nb = (np.broadcast_to(v, shape) for v in (hyp, th, xh, m, N))
             thb, xb, mb, Nb = thb[hyp], xb[hyp], mb[hyp], Nb[hyp]
             tol = _TIE * Nb
-            p_up, p_lo = np.broadcast_to(p_up, shape).copy(), np.broadcast_to(p_lo, shape).copy()
+            p_up = np.broadcast_to(p_up, shape).copy()
             p_up[hyp] = _hyp_up(xb, Nb, np.floor(thb * Nb + tol), mb)
-            p_lo[hyp] = _hyp_low(xb, Nb, np.ceil(thb * Nb - tol), mb)
+            p_lo_hyp = np.zeros(shape)
+            p_lo_hyp[hyp] = _hyp_low(xb, Nb, np.ceil(thb * Nb - tol), mb)
         with np.errstate(all="ignore"):
             zu = -ndtri(np.clip(p_up, 1e-300, 1.0))
-            zl = ndtri(np.clip(p_lo, 1e-300, 1.0))
-        z = np.where(zu > 0, zu, np.where(zl < 0, zl, 0.0))
+        z = np.where(zu > 0, zu, 0.0)
+        # the lower tail decides only where the upper one does not (z <= 0): its p-value is computed there alone,
+        # each cell's as in a computation of every cell (betainc works cell by cell)
+        low = ~(zu > 0)
+        if low.any():
+            xl, nl, tl = (np.broadcast_to(v, z.shape)[low] for v in (x, n, th))
+            with np.errstate(all="ignore"):
+                p_lo = np.where(xl < nl, 1 - betainc(xl + 1, np.maximum(nl - xl, 1e-300), tl), 1.0)
+                if p_lo_hyp is not None:
+                    p_lo = np.where(np.broadcast_to(hyp, z.shape)[low], np.broadcast_to(p_lo_hyp, z.shape)[low], p_lo)
+                zl = ndtri(np.clip(p_lo, 1e-300, 1.0))
+            z[low] = np.where(zl < 0, zl, 0.0)
         exact = ~np.isfinite(self.n_eff)  # exhaustive look with the finite-population correction
         if exact.any():
             z = np.where(exact, _exact_z(self.estimate - np.asarray(theta0, float)), z)
