@@ -2,16 +2,22 @@
 
 ``TangoStatistic`` keeps what its null variance and ``z_at`` need of its fields alone, and skips the branches no
 element takes; ``BinomialStatistic.z_at`` computes the lower tail only where the upper one does not decide; the root
-search evaluates the statistic at both ends of every bracket and at its kinks in one call. Each must give what the
-plain formula, evaluated afresh, gives: the same floats, to the last bit.
+search evaluates the statistic at both ends of every bracket and at its kinks in one call; a paired fit reads its
+stop's intervals from one search of every look's. Each must give what the plain computation, done afresh, gives: the
+same floats, to the last bit.
 """
+import dataclasses
+
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scipy.special import betainc, ndtri
 
 from effstats._hypergeometric import _hyp_low, _hyp_up
+from effstats.sequential import Efficacy, Precision, SequentialEvaluator
 from effstats.sequential._safe_arith import _TIE, _exact_z
 from effstats.sequential.statistics import BinomialStatistic, TangoStatistic
 
@@ -150,3 +156,48 @@ def test_binomial_z_with_the_lower_tail_where_it_decides_is_the_plain_formula_bi
     assert _same(stat.z_at(theta), _plain_binomial_z(stat, theta))
     one = stat.take(0)
     assert _same(one.z_at(theta), _plain_binomial_z(one, theta))
+
+
+def _fit_answers(rules, a, b, rng):
+    """A fit's every number: the result's fields, its trace and its intervals at both levels and kinds."""
+    res = SequentialEvaluator(rules, initial=50, batch=50, rng=rng).fit(a, b)
+    fields = {f.name: getattr(res, f.name) for f in dataclasses.fields(res) if f.name != "trace"}
+    cis = []
+    for level in (0.9, 0.95):
+        for kind in ("deciding", "repeated"):
+            try:
+                cis.append(tuple(res.confidence_interval(level, kind=kind)))
+            except ValueError as e:  # a level the result has no interval of this kind at
+                cis.append(str(e))
+    return res.reason, fields, res.trace, cis
+
+
+@pytest.mark.parametrize("rules", [
+    lambda: [Precision(0.03)],
+    lambda: [Efficacy("greater"), Precision(0.03)],
+    lambda: [Efficacy("less"), Precision(0.05)],
+    lambda: [Efficacy("two-sided")],
+], ids=["precision", "greater-precision", "less-precision", "two-sided"])
+def test_a_paired_fit_reading_its_stop_intervals_from_one_search_is_the_fit_searching_them_apart(rules, monkeypatch):
+    """A paired fit searches every look's intervals (c2, c1, the fixed-sample ones at 1 - alpha and 1 - 2 alpha)
+    at once and reads the stop's there: its result, trace and intervals are, to the last bit, those of a fit that
+    searches the stop's intervals apart (as for a statistic with a closed form), over precision, efficacy and
+    max_n stops."""
+    g = np.random.default_rng(8)
+    reasons = set()
+    for seed in range(6):
+        n = (400, 1500, 4000)[seed % 3]
+        a = (g.random(n) < 0.7).astype(float)
+        b = (g.random(n) < (0.75, 0.7, 0.55)[seed % 3]).astype(float)
+        fast = _fit_answers(rules(), a, b, seed)
+        with monkeypatch.context() as m:
+            m.setattr(TangoStatistic, "_per_call", False)
+            slow = _fit_answers(rules(), a, b, seed)
+        reasons.add(fast[0])
+        assert fast[0] == slow[0]
+        for k, v in fast[1].items():
+            assert _same(v, slow[1][k], kind=False) if isinstance(v, float) else v == slow[1][k], k
+        pd.testing.assert_frame_equal(fast[2], slow[2], check_exact=True)
+        assert all(_same(np.array(x), np.array(y)) if isinstance(x, tuple) else x == y
+                   for x, y in zip(fast[3], slow[3]))
+    assert len(reasons) >= 2, reasons  # the stops read differ: a precision or efficacy stop and max_n

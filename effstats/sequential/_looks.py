@@ -258,17 +258,26 @@ class LookStats(ReadOnlyFields):
         """:attr:`fixed_interval` and the two-sided repeated interval (:attr:`ci_low`, :attr:`ci_high`) at every
         (run, look) from one root search (the statistic twice over, at ``c2`` and at the fixed-sample ``z``), kept
         as if each had been asked for: a search costs about ten evaluations of the statistic whatever the size of
-        its arrays, and each end is searched alone, so the values are those of two searches."""
+        its arrays, and each end is searched alone, so the values are those of two searches. Where the statistic's
+        interval is such a search (``_per_call``), the one-sided repeated interval (at ``c1``, :attr:`low1`) and
+        the fixed-sample interval at ``1 - 2 alpha`` (``_fixed_half``: the statistic's, before the worst case) join
+        the same search, for the evaluator's intervals at the stop to read."""
         shape = np.shape(self.estimate)
         if len(shape) != 2 or "fixed_interval" in self.__dict__ or "_ci2" in self.__dict__:
             return
+        cs = [np.broadcast_to(np.asarray(self.c2, float), shape), np.full(shape, ndtri(1 - self.alpha / 2))]
+        more = bool(getattr(self.statistic, "_per_call", False)) and "_ci1" not in self.__dict__
+        if more:
+            z_half = ndtri(1 - (2 * self.alpha) / 2)  # as replace(self, alpha=2 * alpha).fixed_interval's z
+            cs += [np.broadcast_to(np.asarray(self.c1, float), shape), np.full(shape, z_half)]
         runs, looks = np.meshgrid(np.arange(shape[0]), np.arange(shape[1]), indexing="ij")
-        both = self.statistic.take((np.concatenate([runs, runs]), np.concatenate([looks, looks])))
-        c = np.concatenate([np.broadcast_to(np.asarray(self.c2, float), shape),
-                            np.full(shape, ndtri(1 - self.alpha / 2))])
-        (lo2, lof), (hi2, hif) = (np.split(v, 2) for v in _interval_of(both, c))
-        self.__dict__["_ci2"] = (lo2, hi2)
-        self.__dict__["fixed_interval"] = self._fixed_ends(lof, hif)
+        every = self.statistic.take((np.concatenate([runs] * len(cs)), np.concatenate([looks] * len(cs))))
+        lows, highs = (np.split(v, len(cs)) for v in _interval_of(every, np.concatenate(cs)))
+        self.__dict__["_ci2"] = (lows[0], highs[0])
+        self.__dict__["fixed_interval"] = self._fixed_ends(lows[1], highs[1])
+        if more:
+            self.__dict__["_ci1"] = (lows[2], highs[2])
+            self.__dict__["_fixed_half"] = (z_half, lows[3], highs[3])
 
     def _fixed_ends(self, low, high, index=None):
         """:attr:`fixed_interval` from the statistic's interval ``(low, high)`` at ``z = Phi^{-1}(1 - alpha / 2)``,

@@ -377,18 +377,25 @@ class SequentialEvaluator(BaseEstimator):
     def _stop_intervals(self, s: LookStats, look: np.ndarray, bound: np.ndarray, other: LookStats | None = None):
         """Deciding interval, two-sided RCI and c1 interval at each run's stopping look (only there: cheap); with
         ``other`` (``s`` at another alpha), also its fixed-sample interval there (None without)."""
+        from scipy.special import ndtri
+
         rows = np.arange(look.size)
         st = s.statistic.take((rows, look))
-        # the intervals at c2, at c1 (and at other's fixed-sample z) in one search, the statistic at each stop once
-        # per critical value: a search costs about ten evaluations of the statistic whatever the size of its arrays,
-        # and each end is searched alone
-        cs = [np.asarray(s.c2)[look], np.asarray(s.c1)[look]]
-        if other is not None:
-            from scipy.special import ndtri
-
-            cs.append(np.full(look.size, ndtri(1 - other.alpha / 2)))
-        every = s.statistic.take((np.tile(rows, len(cs)), np.tile(look, len(cs))))
-        lows, highs = (np.split(v, len(cs)) for v in _interval_of(every, np.concatenate(cs)))
+        z_other = None if other is None else ndtri(1 - other.alpha / 2)
+        kept = s.__dict__
+        if "_ci2" in kept and "_ci1" in kept and (other is None or kept.get("_fixed_half", (None,))[0] == z_other):
+            # every look's intervals came from one search (LookStats._fixed_and_repeated): read at the stops
+            ends = [kept["_ci2"], kept["_ci1"]] + ([] if other is None else [kept["_fixed_half"][1:]])
+            lows, highs = ([e[j][rows, look] for e in ends] for j in (0, 1))
+        else:
+            # the intervals at c2, at c1 (and at other's fixed-sample z) in one search, the statistic at each stop
+            # once per critical value: a search costs about ten evaluations of the statistic whatever the size of
+            # its arrays, and each end is searched alone
+            cs = [np.asarray(s.c2)[look], np.asarray(s.c1)[look]]
+            if other is not None:
+                cs.append(np.full(look.size, z_other))
+            every = s.statistic.take((np.tile(rows, len(cs)), np.tile(look, len(cs))))
+            lows, highs = (np.split(v, len(cs)) for v in _interval_of(every, np.concatenate(cs)))
         (lo2, lo1), (hi2, hi1) = lows[:2], highs[:2]
         one, fixed = bound == "c1", bound == "fixed"
         lo, hi = np.where(one, lo1, lo2), np.where(one, hi1, hi2)
@@ -666,8 +673,11 @@ class SequentialEvaluator(BaseEstimator):
         if eff is not None and eff.alternative != "two-sided":
             # a one-sided test's own repeated interval at every look (level 1 - 2 alpha, its end on the tested side
             # the one-sided 1 - alpha bound), beside the two-sided 1 - alpha one of ci_low/ci_high
-            every = s.statistic.take((np.zeros(K, int), np.arange(K)))
-            one_lo, one_hi = _interval_of(every, np.asarray(s.c1)[:K])
+            if "_ci1" in s.__dict__:  # kept from the search of every look's intervals (_fixed_and_repeated)
+                one_lo, one_hi = (v[0, :K] for v in s.__dict__["_ci1"])
+            else:
+                every = s.statistic.take((np.zeros(K, int), np.arange(K)))
+                one_lo, one_hi = _interval_of(every, np.asarray(s.c1)[:K])
             trace.insert(trace.columns.get_loc("rule_fired"), "ci_low_one_sided", np.asarray(one_lo, float))
             trace.insert(trace.columns.get_loc("rule_fired"), "ci_high_one_sided", np.asarray(one_hi, float))
         fixed1 = (np.nan, np.nan)

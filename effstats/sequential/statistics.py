@@ -102,6 +102,9 @@ class _Statistic:
     _fields: tuple = ()
     estimate: np.ndarray
     se: np.ndarray
+    # interval() is the root search below, whose cost is largely per call (about ten evaluations of z_at whatever
+    # the number of cells): callers that will want intervals at several critical values ask for them in one call
+    _per_call = True
     # cell -> interval ends, kept by the owner of statistics that repeat earlier looks (an online evaluator, whose
     # every update recomputes the looks so far): read by _interval_of; taken statistics share it
     _memo: dict | None = None
@@ -236,6 +239,7 @@ class WaldStatistic(_Statistic):
     [array([0.581, 0.491]), array([0.659, 0.609])]
     """
 
+    _per_call = False  # a closed form, computed cell by cell
     _fields = ("estimate", "se")
 
     def __init__(self, estimate, se):
@@ -344,6 +348,7 @@ class BinomialStatistic(_Statistic):
     (2.372, [0.718, 0.866])
     """
 
+    _per_call = False  # a closed form, computed cell by cell
     _fields = ("estimate", "se", "n_eff", "population", "count")
     _limits = (0.0, 1.0)
 
@@ -746,6 +751,7 @@ class AgrestiCaffoStatistic(_Statistic):
     (1.633, [-0.0098, 0.1078])
     """
 
+    _per_call = False  # a closed form, computed cell by cell
     _fields = ("estimate", "se", "adjusted")
 
     def __init__(self, estimate, se, adjusted):
