@@ -973,3 +973,20 @@ def test_lm_eval_the_filter_read_is_kept_per_task(tmp_path):
     _write_run(tmp_path, "org/a", "boolq", TS, [dict(r, filter="take_first") for r in rows])
     rm = read_lm_eval_samples(tmp_path)
     assert rm.items["lm_eval_filter"].tolist() == ["none"] * 3 + ["take_first"] * 3
+
+
+def test_lm_eval_copies_jupyter_keeps_in_ipynb_checkpoints_are_left_out_and_named(tmp_path):
+    # JupyterLab's editor saves a copy of an opened log as .ipynb_checkpoints/<name>-checkpoint.jsonl beside it:
+    # read, its name made a task of its own ('arc_easy_<timestamp>-checkpoint') of a model '.ipynb_checkpoints'
+    from effstats.datasets._files import LeftOutPathsWarning
+
+    rows = [_mc_record(j, j % 2 == 0, True) for j in range(3)]
+    for name in ("org/a", "org/b"):
+        folder = _write_run(tmp_path, name, "arc_easy", TS, rows)
+        _write(folder / ".ipynb_checkpoints" / f"samples_arc_easy_{TS}-checkpoint.jsonl", rows[:2])
+    with pytest.warns(LeftOutPathsWarning, match=r"^path_or_paths: left out 2 file\(s\) in \.ipynb_checkpoints "
+                                                 r"folders \(JupyterLab's copies of files opened in it\): "
+                                                 r"org__a/\.ipynb_checkpoints/samples_arc_easy_"):
+        rm = read_lm_eval_samples(tmp_path)
+    assert rm.model_ids.tolist() == ["org/a", "org/b"] and set(rm.items["task"]) == {"arc_easy"}
+    assert rm.values.tolist() == [[True, False, True]] * 2
