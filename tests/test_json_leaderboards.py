@@ -283,6 +283,25 @@ def test_an_audit_written_inside_its_results_folder_is_not_read_as_results(tmp_p
     assert read_openllm_json(folder).shape == (len(MODELS), 4)
 
 
+def test_openllm_json_copies_jupyter_keeps_in_ipynb_checkpoints_are_left_out_and_named(tmp_path):
+    """JupyterLab's editor keeps a copy of an opened results file in .ipynb_checkpoints beside it: read, it is a
+    second results file of the model (its stale scores kept or averaged under --duplicates first or mean)."""
+    from effstats.datasets._files import LeftOutPathsWarning
+
+    folder = _openllm(tmp_path)
+    stale = json.loads((folder / MODELS[2] / "results_2024-01-01T00-00-00.json").read_text())
+    stale["results"]["harness|winogrande|5"]["acc"] = 0.0
+    (folder / MODELS[2] / ".ipynb_checkpoints").mkdir()
+    (folder / MODELS[2] / ".ipynb_checkpoints" / "results_2024-01-01T00-00-00-checkpoint.json").write_text(
+        json.dumps(stale))
+    for duplicates in ("first", "mean", "error"):
+        with pytest.warns(LeftOutPathsWarning, match=rf"^SCORES: left out 1 file\(s\) in \.ipynb_checkpoints folders "
+                                                     rf"\(JupyterLab's copies of files opened in it\): "
+                                                     rf"{MODELS[2]}/\.ipynb_checkpoints/results_"):
+            wide = read_openllm_json(folder, duplicates=duplicates)
+        assert wide.loc[MODELS[2], "Winogrande"] == _scores()[2, 2]
+
+
 # ---------------------------------------------------------------------------- the file itself, and odd cells
 def test_json_nested_too_deeply_is_one_line_for_each_json_reader(tmp_path, capsys):
     p = tmp_path / "deep.json"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 
+from .._shared import _name_list
 from .._validation import check_option
 
 _DUPLICATES = ("last", "first", "error", "mean")
@@ -38,6 +39,22 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
 class LeftOutPathsWarning(UserWarning):
     """Paths named like results that were not read (not regular files): said beside a refusal too, whose reason
     (a task without results, say) they may be."""
+
+
+# JupyterLab's editor keeps a copy of each file opened in it, <stem>-checkpoint<suffix>, in a folder of this name
+# beside it: a stale copy, not results
+JUPYTER_COPIES = ".ipynb_checkpoints"
+
+
+def without_jupyter_copies(found: list[Path], root: Path, arg: str, stacklevel: int) -> list[Path]:
+    """``found`` (paths under the folder ``root``) without those in a :data:`JUPYTER_COPIES` folder under it, named
+    in one :class:`LeftOutPathsWarning`."""
+    copies = [f for f in found if JUPYTER_COPIES in f.relative_to(root).parts[:-1]]
+    if copies:
+        warnings.warn(f"{arg}: left out {len(copies)} file(s) in {JUPYTER_COPIES} folders (JupyterLab's copies of "
+                      f"files opened in it): {_name_list([f.relative_to(root).as_posix() for f in copies])}",
+                      LeftOutPathsWarning, stacklevel=stacklevel + 1)
+    return [f for f in found if f not in copies] if copies else found
 
 
 def file_version(path: str | os.PathLike) -> tuple | None:

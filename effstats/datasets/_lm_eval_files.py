@@ -11,7 +11,7 @@ from typing import Any
 
 from .._shared import RepeatedKeyError, _name_list, json_object
 from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, _walk,
-                     refuse_repeated_runs, warn_repeated_runs)
+                     refuse_repeated_runs, warn_repeated_runs, without_jupyter_copies)
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
@@ -31,16 +31,9 @@ def _expand(p: Any, arg: str) -> list[Path]:
                               f"folder, a FIFO, a device or a broken link): {_name_list([_shown(f) for f in odd])}",
                               LeftOutPathsWarning, stacklevel=5)
             found = [f for f in found if f not in odd]
-            # JupyterLab's editor keeps a copy of each file opened in it, <name>-checkpoint.jsonl, in a folder
-            # .ipynb_checkpoints beside it: not a run (read, it is a task named <task>_<timestamp>-checkpoint of a
-            # model named .ipynb_checkpoints)
-            copies = [f for f in found if _JUPYTER_COPIES in f.relative_to(path).parts[:-1]]
-            if copies:
-                warnings.warn(f"{arg}: left out {len(copies)} file(s) in {_JUPYTER_COPIES} folders (JupyterLab's "
-                              "copies of files opened in it): "
-                              f"{_name_list([f.relative_to(path).as_posix() for f in copies])}",
-                              LeftOutPathsWarning, stacklevel=5)
-                found = [f for f in found if f not in copies]
+            # not a run (read, JupyterLab's copy of a log is a task <task>_<timestamp>-checkpoint of a model
+            # named .ipynb_checkpoints)
+            found = without_jupyter_copies(found, path, arg, stacklevel=5)
             files = [f for f in found if f.name.endswith(_LOG_ENDINGS)]
             other = [f for f in found if f not in files]
             if other:
@@ -64,7 +57,6 @@ def _expand(p: Any, arg: str) -> list[Path]:
 
 
 _LOG_ENDINGS = (".jsonl",) + tuple(".jsonl" + e for e in _COMPRESSED)
-_JUPYTER_COPIES = ".ipynb_checkpoints"
 
 # lm-eval 0.4.0 and 0.4.1 write each task's samples as one indented JSON array, to
 # ``<model_args with '/' and '=' as '__'>_<task>.jsonl`` beside one results.json per output folder

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _name_list, _plain
-from ._files import _find
+from ._files import _find, without_jupyter_copies
 from ._lm_eval_files import _NAME_KEYS
 from ._score_files import _check_path, _read_json
 from ._openllm_csv import read_openllm_csv
@@ -146,6 +146,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
         p = _check_path(paths, directory_ok=True)
         files = ([f for f in _find(p, lambda name: name.endswith(".json") and not name.startswith(".")) if f.is_file()]
                  if p.is_dir() else [p])
+        if p.is_dir():  # a stale copy of a results file, another file of its model
+            files = without_jupyter_copies(files, p, "SCORES", stacklevel=2)
     elif isinstance(paths, (list, tuple)):
         files = [_check_path(f) for f in paths]
     else:
