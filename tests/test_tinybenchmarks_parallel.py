@@ -66,6 +66,34 @@ def test_worker_processes_give_the_single_process_fit(processes_for_small_fits, 
     assert all(w.file.closed for w in workers)  # the shared file (without a name) is closed
 
 
+@pytest.mark.parametrize("dtype, weighted", [(np.float32, False), (np.float64, True)])
+def test_a_pass_over_boolean_answers_is_the_pass_over_their_floats(dtype, weighted):
+    # the passes read Y as booleans (a quarter of float32's bytes): every item step and sum is the one over the
+    # answers as floats of the sweep dtype, bit for bit
+    m, n, d = 30, 5000, 3  # 3 blocks of items
+    rng = np.random.default_rng(7)
+    Y = simulate_responses(m, n, n_dims=2, rng=3).values.astype(float)
+    W = (rng.random((m, n)) > 0.1).astype(float) if weighted else None
+    Y = Y if W is None else Y * W
+    th, a, b = rng.normal(size=(m, d)), 0.5 * rng.normal(size=(n, d)), rng.normal(size=n)
+    nb = len(jml_blocks._item_blocks(m, n))
+    passes = []
+    for y_dtype in ("|b1", np.dtype(dtype).str):
+        layout = jml_blocks._Pass.layout(m, n, d, nb, dtype, weighted)
+        layout["Y"] = ((m, n), y_dtype)
+        fill = {"Y": Y, "a": a.copy(), "b": b.copy(), **({} if W is None else {"W": W})}
+        passes.append(jml_blocks._InProcess(layout, fill, 3.0, 3.0))
+    assert [w.pass_.Y.dtype for w in passes] == [np.bool_, dtype]
+    X = np.hstack([th, -np.ones((m, 1))])
+    for newton in (False, True, True):
+        for work in passes:
+            work.pass_.X[...] = X
+            work.pass_.XX[...] = (X[:, :, None] * X[:, None, :]).reshape(m, (d + 1) ** 2)
+            work.run(newton)
+        for name in ("a", "b", "nll", "g", "h"):
+            np.testing.assert_array_equal(getattr(passes[0].pass_, name), getattr(passes[1].pass_, name))
+
+
 @pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
 @pytest.mark.filterwarnings("ignore:responses:UserWarning")
 @pytest.mark.parametrize("miss", [0.0, 0.1])

@@ -76,10 +76,12 @@ def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
 
 
 class _Pass:
-    """The arrays of one fit's passes: ``Y`` (and ``W``, 1 at observed cells) (m, n) in the sweep dtype, the item
-    parameters ``a`` (n, d) and ``b`` (n,) in float64 (updated in place), the abilities' design ``X`` = [θ, −1]
-    and its products ``XX`` in the sweep dtype (written by the caller before each pass), and each block's sums
-    ``nll`` (blocks,), ``g`` (blocks, m, d) and ``h`` (blocks, m, d²)."""
+    """The arrays of one fit's passes: ``Y`` (m, n) as booleans (a quarter of float32's bytes to read from memory
+    in each pass over a large matrix; each operation casts them to the sweep dtype's 0 and 1, the same numbers),
+    ``W`` (1 at observed cells) (m, n) in the sweep dtype, the item parameters ``a`` (n, d) and ``b`` (n,) in
+    float64 (updated in place), the abilities' design ``X`` = [θ, −1] and its products ``XX`` in the sweep dtype
+    (written by the caller before each pass), and each block's sums ``nll`` (blocks,), ``g`` (blocks, m, d) and
+    ``h`` (blocks, m, d²)."""
 
     def __init__(self, arrays: dict[str, np.ndarray], prior_sd_a: float, prior_sd_b: float) -> None:
         self.__dict__.update(arrays)
@@ -89,8 +91,8 @@ class _Pass:
         self.blocks = _item_blocks(m, n)
         self.pen = np.r_[np.full(self.d, 1.0 / prior_sd_a**2), 1.0 / prior_sd_b**2]
         self.pen_diag = np.diag(self.pen)
-        self.floor = max(float(np.finfo(self.Y.dtype).tiny), 1e-300)
-        self.buf = np.empty((3, m, self.blocks[0].stop), self.Y.dtype)
+        self.floor = max(float(np.finfo(self.X.dtype).tiny), 1e-300)
+        self.buf = np.empty((3, m, self.blocks[0].stop), self.X.dtype)
         self.par = np.empty((self.blocks[0].stop, self.d + 1))
         self.nx = np.empty_like(self.X)
 
@@ -98,7 +100,7 @@ class _Pass:
     def layout(m: int, n: int, d: int, n_blocks: int, dtype: Any, weighted: bool) -> dict[str, tuple]:
         """Name → (shape, dtype) of the arrays."""
         ft = np.dtype(dtype).str
-        out = {"Y": ((m, n), ft), "a": ((n, d), "<f8"), "b": ((n,), "<f8"), "X": ((m, d + 1), ft),
+        out = {"Y": ((m, n), "|b1"), "a": ((n, d), "<f8"), "b": ((n,), "<f8"), "X": ((m, d + 1), ft),
                "XX": ((m, (d + 1) ** 2), ft), "nll": ((n_blocks,), "<f8"), "g": ((n_blocks, m, d), "<f8"),
                "h": ((n_blocks, m, d * d), "<f8")}
         if weighted:
@@ -124,7 +126,7 @@ class _Pass:
     def block(self, j: int, newton: bool) -> None:
         """Block ``j`` of :meth:`run`, for a caller that ignores overflow (``exp`` overflows to inf where p is 0) and
         has called :meth:`start` for this pass."""
-        d, ft, Xf, XXf, pen, nx = self.d, self.Y.dtype, self.X, self.XX, self.pen, self.nx
+        d, ft, Xf, XXf, pen, nx = self.d, self.X.dtype, self.X, self.XX, self.pen, self.nx
         s = self.blocks[j]
         k = s.stop - s.start
         Yk, Wk = self.Y[:, s], None if self.W is None else self.W[:, s]
@@ -140,7 +142,7 @@ class _Pass:
             self.a[s], self.b[s] = par[:, :d], par[:, d]
         _sigmoid_of_negated(np.matmul(nx, par.T.astype(ft, copy=False), out=p))
         # P(observed answer) = p where y = 1 and 1 − p where y = 0: |1 − y − p|
-        np.subtract(1.0, Yk, out=r)
+        np.subtract(1.0, Yk, out=r, dtype=ft)
         r -= p
         np.log(np.maximum(np.abs(r, out=r), self.floor, out=r), out=r)
         self.nll[j] = np.sum(r if Wk is None else np.multiply(r, Wk, out=r), dtype=np.float64)
