@@ -712,6 +712,22 @@ def test_lm_eval_checkpoints_of_one_model_in_one_folder_are_models_of_their_own(
     assert rm.models.loc["org/k", "n_tasks"] == 2
 
 
+@pytest.mark.parametrize("how", ["tensor_parallel_size={},gpu_memory_utilization=0.{}",  # lm-eval's vllm
+                                 "data_parallel_size={},max_num_seqs={}", "pipeline_parallel_size={},swap_space={}",
+                                 "enforce_eager={},device_map_option=auto{}", "tp_size={},dp_size={}",  # sglang
+                                 "mem_fraction_static=0.{},gpus={}"])
+def test_lm_eval_a_rerun_on_other_gpus_is_the_same_model(tmp_path, how):
+    # a task run again with more GPUs or another memory share (an interrupted run resumed on another node) is a run
+    # of the same weights: the latest one kept, not a model of its own named by its parallelism
+    early, late = "2024-01-01T00-00-00.000001", "2024-06-01T00-00-00.000001"
+    for ts, k, right in ((early, 1, 1), (late, 2, 0)):
+        _write_run(tmp_path, "org/v", "arc_easy", ts, [_mc_record(j, right, True) for j in range(3)],
+                   model_args=f"pretrained=org/v,dtype=bfloat16,{how.format(k, 8 - k)}")
+    with pytest.warns(UserWarning, match=r"model 'org/v', task 'arc_easy' \(2 runs\); using the latest run"):
+        rm = read_lm_eval_samples(tmp_path)
+    assert list(rm.model_ids) == ["org/v"] and not rm.values.any()
+
+
 def test_lm_eval_a_limit_run_kept_over_a_whole_run_is_said(tmp_path):
     early, late = "2024-01-01T00-00-00.000001", "2024-06-01T00-00-00.000001"
     _write_run(tmp_path, "org/m", "arc_easy", early, [_mc_record(j, 1, True) for j in range(5)])

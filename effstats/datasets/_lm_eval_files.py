@@ -179,10 +179,14 @@ def _results_doc(r: Path | None, docs: dict[Path, Any]) -> Any:
     return docs[r]
 
 
-# model_args entries that say how a model is run, not which model (or which weights) it is
-_RUN_ONLY_KEYS = frozenset({"batch_size", "max_batch_size", "device", "device_map", "parallelize", "max_memory_per_gpu",
-                            "max_cpu_memory", "offload_folder", "trust_remote_code", "num_concurrent", "max_retries",
-                            "timeout"})
+# model_args entries that say how a model is run, not which model (or which weights) it is: hf's devices and
+# memory, vllm's and sglang's parallelism and memory share, an API's concurrency
+_RUN_ONLY_KEYS = frozenset({"batch_size", "max_batch_size", "device", "device_map", "device_map_option", "gpus",
+                            "parallelize", "max_memory_per_gpu", "max_cpu_memory", "offload_folder",
+                            "trust_remote_code", "tensor_parallel_size", "data_parallel_size",
+                            "pipeline_parallel_size", "gpu_memory_utilization", "swap_space", "enforce_eager",
+                            "max_num_seqs", "tp_size", "dp_size", "mem_fraction_static", "num_concurrent",
+                            "max_retries", "timeout"})
 
 
 def _split_checkpoints(runs: dict, arg: str, docs: dict[Path, Any]) -> dict:
