@@ -145,8 +145,15 @@ def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
         return None
     w, _ = nnls(a[ok], y[ok])
     scale = next((k for k in (1.0, 100.0, 0.01) if abs(w.sum() / k - 1) <= 0.02), None)
+    if scale is None:
+        return None
+    # refitted with the weights summing to the scale (a heavy extra row), so that the aggregate compared here is
+    # the weighted mean the ranking computes: free weights fit the rounding too (SuperGLUE's 8 tasks: 1.0009)
+    heavy = 1e3 * max(float(np.abs(a[ok]).max()), 1.0)
+    w, _ = nnls(np.vstack([a[ok], np.full(len(others), heavy)]), np.append(y[ok], heavy * scale))
+    w *= scale / w.sum()
     used = w > 1e-3 * max(w.sum(), 1e-300)  # a weight under 0.1 % is the fit's noise
-    if scale is None or used.sum() < 2:
+    if used.sum() < 2:
         return None
     d = float(np.abs(a[ok] @ w - y[ok]).max())
     # its own rounding plus the inputs', weighted (as for a mean)
