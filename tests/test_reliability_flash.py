@@ -162,3 +162,61 @@ def test_a_models_by_scenarios_table_is_refused_naming_simulate_examples():
         R.flash_helm_orders(tab, 2, rng=0)
     out = R.flash_helm(R.simulate_examples(tab, 100, rng=0), sizes=(20, None), n_boot=20, rng=0)  # the way it names
     assert out.ranks.loc["m0", "rank_full"] == 1
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_ranks_and_intervals_taken_together_are_those_of_each_model_alone(helm_items, monkeypatch, graded):
+    """Every model ranked against all the others: a stage's ranks are counted for all models at once and the Mean
+    Win Rate intervals of the models that stop early scored in one call after the tournament; the ranks frame is
+    the one of counting each model's rank and scoring its interval where it stops, model by model (0/1 and graded
+    per-example scores; the Mean Win Rate, whose 0/1 stages tie models, and the mean of means)."""
+    from effstats.reliability import _flash_helm
+    from effstats.responses import ResponseMatrix
+
+    data = helm_items
+    if graded:  # scores in [0, 1] with many distinct values: sums of squares and box corners off the 0/1 grid
+        noise = np.random.default_rng(7).uniform(0, 0.3, data.values.shape)
+        data = ResponseMatrix(np.clip(data.values * 0.7 + noise, 0, 1), kind="score", model_ids=data.model_ids,
+                              item_ids=data.item_ids, items=data.items)
+    batched = []
+    real = _flash_helm._mwr_intervals
+    monkeypatch.setattr(_flash_helm, "_mwr_intervals", lambda st, models, *a: batched.append(len(models))
+                        or real(st, models, *a))
+    runs = [dict(score=score, rng=seed, sizes=(20, 50, 100, None), n_boot=40, level=0.9)
+            for score in ("mwr", "mean_of_means") for seed in range(3)]
+    together = [R.flash_helm(data, **kw).ranks for kw in runs]
+    assert max(batched) >= 10  # many models' intervals in one call
+    monkeypatch.setattr(_flash_helm, "_TOGETHER", False)
+    batched.clear()
+    alone = [R.flash_helm(data, **kw).ranks for kw in runs]
+    assert max(batched) == 1
+    for a, b in zip(together, alone):
+        assert a.rank_low.notna().sum() >= 10
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    if not graded:
+        assert any(a.rank_flash.duplicated().any() for a in together[:3])
+
+
+def test_stage_sums_are_those_of_each_subscenario_summed_alone():
+    """A stage's sums of the subscenarios' first S items, gathered by length, equal (to the bit) each subscenario's
+    columns summed alone, over random graded scores, subscenario sizes above and below S, and equal sizes."""
+    from effstats.reliability._flash_helm import _stage_sums
+
+    rng = np.random.default_rng(0)
+    for t in range(60):
+        m, n_sub = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+        sizes = rng.integers(1, 300, n_sub)
+        if t % 3 == 0:
+            sizes[:] = sizes[0]
+        V = rng.uniform(0, 1, (m, sizes.sum())) * (rng.uniform(size=(m, sizes.sum())) < 0.9)
+        obs = rng.uniform(size=V.shape) < 0.95
+        starts = np.r_[0, np.cumsum(sizes)[:-1]]
+        heads = [a + rng.permutation(k)[:200] for a, k in zip(starts, sizes)]
+        for S in (1, 7, 20, 64, 137, 200):
+            num, den, used, sq = _stage_sums(V, obs, heads, S)
+            assert used == sum(len(h[:S]) for h in heads)
+            for j, h in enumerate(heads):
+                cols = h[:S]
+                assert num[:, j].tobytes() == V[:, cols].sum(1).tobytes()
+                assert sq[:, j].tobytes() == (V[:, cols] ** 2).sum(1).tobytes()
+                assert np.array_equal(den[:, j], obs[:, cols].sum(1))

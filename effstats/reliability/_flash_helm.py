@@ -464,28 +464,10 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
     error. A subscenario none of whose sampled items the model was evaluated on is bounded by the range itself.
     ``s_full`` (len(keep),) are the kept models' full-data scores (computed when not given).
     """
-    from scipy import special
-
+    if st["score"] == "mwr":
+        return _mwr_intervals(st, [(total, count, sumsq, n_full, me)], num_full, den_full, keep)[0]
     z, lo, hi, score, bench = st["z"], st["lo"], st["hi"], st["score"], st["bench"]
-    part = n_full > 0
-    seen = part & (count > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        n2 = count + 2
-        var = (sumsq + lo ** 2 + hi ** 2 - (total + lo + hi) ** 2 / n2) / (n2 - 1)
-        est = np.where(seen, total / np.where(seen, count, 1), np.nan)
-        v_est = np.where(seen, np.clip(1 - count / np.where(part, n_full, 1), 0, 1) * np.maximum(var, 0)
-                         / np.where(seen, count, 1), 0.0)
-    blind = part & ~seen
-    if score == "mwr":  # a box, simultaneous over the evaluated subscenarios; MWR ranks are monotone in each
-        zb = float(special.ndtri(1 - (1 - special.ndtr(z)) / max(int(part.sum()), 1)))  # stats.norm.ppf, .cdf
-        half = zb * np.sqrt(v_est)
-        # both corners of the box in one scoring (a table each along the first axis): each MWR is one division of
-        # exact integers, the same number as the corner's table scored alone
-        num = np.repeat(num_full[:1], 2, axis=0)
-        num[:, keep[me]] = [np.where(part, a * n_full, 0.0)
-                            for a in (np.where(blind, hi, est + half), np.where(blind, lo, est - half))]
-        s = _score(bench, num, den_full[:1], score, st["ties"], model_mask=keep)
-        return int(1 + (s[0] > s[0, me]).sum()), int(1 + (s[1] > s[1, me]).sum())
+    part, seen, blind, est, v_est = _sample_moments(st, total, count, sumsq, n_full)
     # mean and mean of means are linear in the subscenario means: one interval for the model's full score
     if score == "mean":
         w = np.where(part, n_full, 0.0) / n_full[part].sum()
@@ -501,6 +483,71 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
         s_full = _score(bench, num_full, den_full, score, st["ties"], model_mask=keep)[0]
     others = np.delete(s_full, me)
     return int(1 + (others > upper).sum()), int(1 + (others > lower).sum())
+
+
+def _sample_moments(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndarray,
+                    n_full: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`_own_interval`'s subscenarios (evaluated, sampled, evaluated but not sampled) and the sampled means
+    with their variances, (n_sub,) each."""
+    lo, hi = st["lo"], st["hi"]
+    part = n_full > 0
+    seen = part & (count > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n2 = count + 2
+        var = (sumsq + lo ** 2 + hi ** 2 - (total + lo + hi) ** 2 / n2) / (n2 - 1)
+        est = np.where(seen, total / np.where(seen, count, 1), np.nan)
+        v_est = np.where(seen, np.clip(1 - count / np.where(part, n_full, 1), 0, 1) * np.maximum(var, 0)
+                         / np.where(seen, count, 1), 0.0)
+    return part, seen, part & ~seen, est, v_est
+
+
+def _mwr_intervals(st: dict, models: list, num_full: np.ndarray, den_full: np.ndarray,
+                   keep: np.ndarray) -> list[tuple[int, int]]:
+    """:func:`_own_interval` for the Mean Win Rate, of several models among the same ``keep`` at once: ``models``
+    holds each one's ``(total, count, sumsq, n_full, me)``.
+
+    A model's interval is a box, simultaneous over its evaluated subscenarios; MWR ranks are monotone in each. The
+    box's two corners are two tables (the model's row replaced, the others' full); every model's corners are scored
+    in one call, a table each along the first axis: each MWR is one division of exact integers, the same number as
+    the corner's table scored alone.
+    """
+    from scipy import special
+
+    lo, hi = st["lo"], st["hi"]
+    num = np.repeat(num_full[:1], 2 * len(models), axis=0)
+    for i, (total, count, sumsq, n_full, me) in enumerate(models):
+        part, _, blind, est, v_est = _sample_moments(st, total, count, sumsq, n_full)
+        zb = float(special.ndtri(1 - (1 - special.ndtr(st["z"])) / max(int(part.sum()), 1)))  # stats.norm.ppf, .cdf
+        half = zb * np.sqrt(v_est)
+        num[2 * i:2 * i + 2, keep[me]] = [np.where(part, a * n_full, 0.0)
+                                          for a in (np.where(blind, hi, est + half), np.where(blind, lo, est - half))]
+    s = _score(st["bench"], num, den_full[:1], "mwr", st["ties"], model_mask=keep)
+    return [(int(1 + (s[2 * i] > s[2 * i, me]).sum()), int(1 + (s[2 * i + 1] > s[2 * i + 1, me]).sum()))
+            for i, (*_, me) in enumerate(models)]
+
+
+def _stage_sums(V: np.ndarray, observed: np.ndarray, heads: list, S: int) -> tuple:
+    """A stage's sums (n_models, n_sub) of the first ``S`` items of each subscenario's ``heads`` (all of a shorter
+    one): scores, evaluated items and squared scores, with the number of items used.
+
+    The subscenarios that use as many items are gathered together, (n_models, k, L), and summed along the items:
+    the same sums, to the bit, as one subscenario's (n_models, L) columns summed alone."""
+    n_models = V.shape[0]
+    num, den, sq = (np.empty((n_models, len(heads))) for _ in range(3))
+    lens = np.array([min(len(h), S) for h in heads])
+    for L in np.unique(lens):
+        js = np.flatnonzero(lens == L)
+        cols = np.stack([heads[j][:L] for j in js])
+        block = V[:, cols]
+        num[:, js] = block.sum(-1)
+        sq[:, js] = (block ** 2).sum(-1)
+        den[:, js] = observed[:, cols].sum(-1)
+    return num, den, int(lens.sum()), sq
+
+
+# models ranked against all the others: the ranks of a stage counted and the Mean Win Rate intervals scored for all
+# of them at once (False: model by model in the loop, as for a newcomer; the tests compare the two)
+_TOGETHER = True
 
 
 def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: bool = False) -> FlashHELMResult:
@@ -529,17 +576,7 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
     num_full, den_full = bench.sub_sums()
     stage = {None: (num_full[0], den_full[0], bench.n_items, None)}
     for S in finite:
-        num = np.empty((bench.n_models, bench.n_sub))
-        den = np.empty_like(num)
-        sq = np.empty_like(num)
-        used = 0
-        for j, h in enumerate(heads):
-            cols = h[:S]
-            num[:, j] = V[:, cols].sum(1)
-            sq[:, j] = (V[:, cols] ** 2).sum(1)
-            den[:, j] = bench.observed[:, cols].sum(1)
-            used += len(cols)
-        stage[S] = (num, den, used, sq)
+        stage[S] = _stage_sums(V, bench.observed, heads, S)
     shared: dict = {}
 
     def scored(S, keep):
@@ -552,26 +589,45 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
             shared[S] = out
         return out
 
+    everyone = np.arange(bench.n_models)
+    ranked: dict = {}
+
+    def rank_of(S, keep, me):
+        # 1 + the number of kept models scoring higher; every model ranked against all the others: one count a stage
+        if new_models is not None or not _TOGETHER:
+            s = scored(S, keep)
+            return int(1 + (s > s[me]).sum())
+        if S not in ranked:
+            s = scored(S, keep)
+            srt = np.sort(s[~np.isnan(s)])
+            ranked[S] = 1 + np.where(np.isnan(s), 0, len(srt) - np.searchsorted(srt, s, side="right"))
+        return int(ranked[S][me])
+
     it = new_pos
     if progress:
         from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         it = tqdm(new_pos, desc="Flash-HELM", leave=False)
     rows = []
+    # every model ranked against all the others shares its references: the Mean Win Rate intervals of the models
+    # that stop early are computed together after the loop (one scoring of all their boxes' corners)
+    later = _TOGETHER and new_models is None and score == "mwr" and st["z"] is not None
+    pending: list = []
     for m in it:  # each stage is one vectorised scoring (shared by all models in leave-none-out mode)
-        ref = np.ones(bench.n_models, bool)
-        if new_models is not None:  # newcomers are ranked against the references, not each other
+        if new_models is None:
+            keep, me = everyone, m
+        else:  # newcomers are ranked against the references, not each other
+            ref = np.ones(bench.n_models, bool)
             ref[new_pos] = False
-        ref[m] = True
-        keep = np.flatnonzero(ref)
-        me = int(np.searchsorted(keep, m))
+            ref[m] = True
+            keep = np.flatnonzero(ref)
+            me = int(np.searchsorted(keep, m))
         full = scored(None, keep)
-        rank_full = int(1 + (full > full[me]).sum())
+        rank_full = rank_of(None, keep, me)
         low = high = np.nan
         for S in sizes:
             used = stage[S][2]
-            s = scored(S, keep)
-            rank = int(1 + (s > s[me]).sum())
+            rank = rank_of(S, keep, me)
             if S is None:
                 low = high = rank
                 break
@@ -584,6 +640,9 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
                 break
             # the interval is needed only where the model could stop (it decides for a newcomer, and is reported)
             n_s, d_s, _, sq_s = stage[S]
+            if later:
+                pending.append((len(rows), (n_s[m], d_s[m], sq_s[m], den_full[0, m], me)))
+                break
             low, high = _own_interval(st, n_s[m], d_s[m], sq_s[m], den_full[0, m], num_full, den_full, keep, me,
                                       full)
             # a newcomer also needs its own evidence: the references' G(S) does not know how close it is to them
@@ -595,6 +654,10 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
                          stop_size="max" if S is None else S, items_used=used, items_full=bench.n_items,
                          saving=bench.n_items / used, abs_rank_error=abs(rank - rank_full),
                          required_resolution=need, within=abs(rank - rank_full) <= need))
+    if pending:
+        for i, (low, high) in zip([i for i, _ in pending], _mwr_intervals(st, [r for _, r in pending], num_full,
+                                                                           den_full, everyone)):
+            rows[i].update(rank_low=low, rank_high=high)
     ranks = pd.DataFrame(rows).set_index("model")
     return FlashHELMResult(ranks=ranks, resolution=st["rr"],
                            saving=float(ranks["items_full"].sum() / ranks["items_used"].sum()),
