@@ -117,8 +117,7 @@ def read_scores_csv(
     [[1.0, 0.0], [0.75, nan]]
     >>> tmp.cleanup()
     """
-    if format not in ("auto", "long", "wide"):
-        raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {format!r}")
+    _check_format(format)
     _check_duplicates(duplicates)
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path: expected a file path, got {type(path).__name__}")
@@ -207,8 +206,7 @@ def read_scores_frame(
         raise ValueError(f"frame: expected a pandas DataFrame, got {type(frame).__name__}")
     if not isinstance(name, str) or not name:
         raise ValueError(f"name: expected a non-empty str, got {_plain(name)!r}")
-    if format not in ("auto", "long", "wide"):
-        raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {_plain(format)!r}")
+    _check_format(format)
     _check_duplicates(duplicates)
     if frame.empty:
         raise ValueError(f"frame: {name} is empty ({frame.shape[0]} rows, {frame.shape[1]} columns)")
@@ -255,6 +253,11 @@ def read_scores_frame(
     for w in said:
         warnings.warn(renamed(str(w.message)), w.category, stacklevel=2)
     return out
+
+
+def _check_format(format: Any) -> None:
+    if format not in ("auto", "long", "wide"):
+        raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {_plain(format)!r}")
 
 
 def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item: str, score: str, groups: Any,
