@@ -382,6 +382,8 @@ def test_cells_of_two_metrics_are_read_as_their_mean(tmp_path):
     assert list(wide.columns) == ["CoLA", "MRPC"]
     assert wide["MRPC"].tolist()[:3] == pytest.approx([89.0, 80.0, 71.0]) and np.isnan(wide.loc["m4", "MRPC"])
     assert "read as their mean" in wide.attrs["note"]
+    # the columns named as the report's other notes name them, not as a Python list (escaped \[...\] in Markdown)
+    assert "two metrics of one task) in 'MRPC' are read as their mean" in wide.attrs["note"]
     assert published is not None and published.attrs["info"]["column"] == "Score"
 
 

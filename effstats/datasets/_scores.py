@@ -217,8 +217,9 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     paired = [c for c in df.columns if c != mcol and _is_metric_pairs(df[c])]
     if paired:
         df = df.assign(**{c: _pair_means(df[c]) for c in paired})
-        notes.append(f"Cells of two numbers ('a/b', two metrics of one task) in {_plain([str(c) for c in paired])} "
-                     "are read as their mean, as GLUE's score does.")
+        named = ", ".join(repr(str(c)) for c in paired)
+        notes.append(f"Cells of two numbers ('a/b', two metrics of one task) in {named} are read as their mean, as "
+                     "GLUE's score does.")
     wide = df.set_index(mcol)
     hint = ""
     if wide.index.has_duplicates:
