@@ -655,17 +655,17 @@ class SequentialEvaluator(BaseEstimator):
                 max_n: int) -> SequentialResult:
         K = look + 1
         fired = [",".join(r.name for j, r in enumerate(rules) if fires[j, 0, k]) for k in range(K)]
-        trace = pd.DataFrame({
-            "look": np.arange(1, K + 1), "n": s.n[0, :K].astype(int), "fraction": s.n[0, :K] / max_n,
-            "information": s.t[:K], "estimate": s.estimate[0, :K], "se": s.se[0, :K], "z": s.z[0, :K],
-            "bound": s.c2[:K], "bound_one_sided": s.c1[:K], "ci_low": s.ci_low[0, :K], "ci_high": s.ci_high[0, :K],
-            "rule_fired": fired,
-        }).set_index("look")
+        # the trace's columns in their order, the intervals beside the repeated one before rule_fired; the frame is
+        # built once from them (a column inserted into a frame costs about as much as the frame)
+        cols = {
+            "n": s.n[0, :K].astype(int), "fraction": s.n[0, :K] / max_n, "information": s.t[:K],
+            "estimate": s.estimate[0, :K], "se": s.se[0, :K], "z": s.z[0, :K], "bound": s.c2[:K],
+            "bound_one_sided": s.c1[:K], "ci_low": s.ci_low[0, :K], "ci_high": s.ci_high[0, :K],
+        }
         if any(isinstance(r, Precision) for r in rules):
             # the interval Precision checks and reports at its stop (fixed-sample), beside the repeated one
             f_lo, f_hi = s.fixed_interval
-            trace.insert(trace.columns.get_loc("rule_fired"), "fixed_low", np.asarray(f_lo)[0, :K])
-            trace.insert(trace.columns.get_loc("rule_fired"), "fixed_high", np.asarray(f_hi)[0, :K])
+            cols["fixed_low"], cols["fixed_high"] = np.asarray(f_lo)[0, :K], np.asarray(f_hi)[0, :K]
         # the precision rule's fixed-sample interval at 1 - 2 alpha too (below), at the stop
         half = replace(s, alpha=2 * s.alpha) if bound == "fixed" else None
         lo, hi, (lo2, hi2), (lo1, hi1), st, f1 = self._stop_intervals(s, np.array([look]), np.array([bound]), half)
@@ -678,8 +678,9 @@ class SequentialEvaluator(BaseEstimator):
             else:
                 every = s.statistic.take((np.zeros(K, int), np.arange(K)))
                 one_lo, one_hi = _interval_of(every, np.asarray(s.c1)[:K])
-            trace.insert(trace.columns.get_loc("rule_fired"), "ci_low_one_sided", np.asarray(one_lo, float))
-            trace.insert(trace.columns.get_loc("rule_fired"), "ci_high_one_sided", np.asarray(one_hi, float))
+            cols["ci_low_one_sided"], cols["ci_high_one_sided"] = np.asarray(one_lo, float), np.asarray(one_hi, float)
+        cols["rule_fired"] = fired
+        trace = pd.DataFrame(cols, index=pd.Index(np.arange(1, K + 1), name="look"))
         fixed1 = (np.nan, np.nan)
         if bound == "fixed":
             # the precision rule's fixed-sample interval at 1 - 2 alpha too, the level of the one-sided repeated
