@@ -45,7 +45,8 @@ _IGNORABLE = ("\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2065\u3164\ufe
 _SPACES = "\xa0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800"
 # control characters but line feed and tab (terminal escape sequences start with ESC), format and other invisible
 # characters, look-alike spaces, and the line and paragraph separators, which terminals show in different ways
-_SHOWN = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _FORMAT + _IGNORABLE + _SPACES + "\u2028\u2029"
+# and lone surrogates: the bytes of a file name that are not UTF-8, as Python holds them (no UTF-8 text can)
+_SHOWN = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _FORMAT + _IGNORABLE + _SPACES + "\u2028\u2029\ud800-\udfff"
 _CONTROL = re.compile(f"[{_SHOWN}]")
 # the same but the carriage return, which a CSV cell keeps before a line feed (see csv_cell)
 _CSV_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}{_IGNORABLE}{_SPACES}\u2028\u2029]")
@@ -54,7 +55,10 @@ _LINE_CONTROL = re.compile(f"[\t\n{_SHOWN}]")
 
 
 def _escapes(m: re.Match) -> str:
-    return m.group().encode("unicode_escape").decode("ascii")
+    c = m.group()
+    if "\udc80" <= c <= "\udcff":  # a byte of a file name that is not UTF-8 (surrogateescape): that byte, \xNN
+        return f"\\x{ord(c) - 0xdc00:02x}"
+    return c.encode("unicode_escape").decode("ascii")
 
 
 # a backslash (with the backslashes before it) that starts what reads as an escape (\x1b, \u202e, \U0001f600) or

@@ -696,6 +696,38 @@ def test_results_folders_of_one_name_in_other_places_never_share_a_report(logs, 
     assert "m25" in (tmp_path / "m" / "estimate.csv").read_text()
 
 
+def test_paths_whose_names_are_not_utf8_are_recorded_and_read_back(logs, capsys, tmp_path):
+    """A folder name holding bytes that are not UTF-8 (written on another system; Python holds them as lone
+    surrogates, which no UTF-8 text can): the reference's path recorded in the manifest and in a run's state, and
+    the results' name and path in an estimate's record, are written as JSON escapes that read back as the same
+    path, instead of an encoding error naming no argument (select, sequential start and estimate stopped)."""
+    root, truth = logs
+    odd = os.fsdecode(b"ref\xff")
+    try:
+        shutil.copytree(root / "ref", tmp_path / odd)
+    except (OSError, UnicodeError):
+        pytest.skip("the file system refuses names that are not UTF-8")
+    code, out, err = _run(["select", tmp_path / odd, "--budget", 30, "--out", tmp_path / os.fsdecode(b"sel\xfd")],
+                          capsys)  # the paths printed (to a UTF-8 stream, which refuses surrogates) show the bytes
+    assert code == 0, err
+    assert f"manifest: {tmp_path}/sel\\xfd/manifest.json" in out and f"--samples $'{tmp_path}/sel\\xfd/" in out
+    shutil.copytree(tmp_path / os.fsdecode(b"sel\xfd"), tmp_path / "sel")
+    sel = Selection.load(tmp_path / "sel")
+    assert sel.reference["source"] == str((tmp_path / odd).resolve())
+    new = tmp_path / os.fsdecode(b"new\xfe")
+    write_lm_eval_samples(truth, new, models=[truth.model_ids[24]], items=sel.items)
+    code, out, err = _run(["estimate", tmp_path / "sel", new], capsys)
+    assert code == 0, err
+    assert f"written: {tmp_path}/sel/estimate/new\\xfe/estimate.md" in out
+    record = json.loads((tmp_path / "sel" / "estimate" / new.name / ".effstats_estimate.json").read_bytes())
+    assert record["results"] == new.name and record["results_path"] == str(new.resolve())
+    assert _run(["estimate", tmp_path / "sel", new, "--force"], capsys)[0] == 0  # its own report: replaced
+    code, _, err = _run(["sequential", "start", tmp_path / odd, "--half-width", 0.05, "--out", tmp_path / "seq",
+                         "--no-progress"], capsys)
+    assert code == 0, err
+    assert SequentialRun.load(tmp_path / "seq").state["reference"]["source"] == str((tmp_path / odd).resolve())
+
+
 def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys, tmp_path, monkeypatch):
     root, truth = logs
     run1 = tmp_path / "run1"

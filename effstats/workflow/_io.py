@@ -780,7 +780,14 @@ def write_json_atomic(path: str | os.PathLike, obj: Any) -> Path:
 
 def json_text(obj: Any) -> str:
     """``obj`` as the text of the JSON files effstats writes (numpy numbers and arrays as plain ones)."""
-    return json.dumps(obj, indent=1, ensure_ascii=False, default=_jsonable) + "\n"
+    text = json.dumps(obj, indent=1, ensure_ascii=False, default=_jsonable) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # a path with bytes that are not UTF-8, which Python holds as lone surrogates that no UTF-8 text can: as
+        # JSON escapes (\udcff), which read back as the same path
+        text = json.dumps(obj, indent=1, ensure_ascii=True, default=_jsonable) + "\n"
+    return text
 
 
 def _jsonable(x: Any) -> Any:

@@ -58,5 +58,8 @@ def _shell_word(text: str) -> str:
             out.append(ch)
         else:
             code = ord(ch)
+            if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name that is not UTF-8 (surrogateescape): that byte
+                out.append(f"\\x{code - 0xDC00:02x}")
+                continue
             out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
     return "$'" + "".join(out) + "'"
