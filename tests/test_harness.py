@@ -961,6 +961,23 @@ def test_lm_eval_a_model_folder_whose_name_is_not_utf8_is_named_with_escapes(tmp
     assert main(["select", str(logs), "--budget", "10", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
 
 
+def test_lm_eval_a_log_whose_task_name_is_not_utf8_is_named_with_escapes(tmp_path, capsys):
+    # a task is named by its file: bytes that are not UTF-8 are written \xNN, as a model folder's are, so that the
+    # commands can write the items' ids to their manifests and print them (select stopped: "'utf-8' codec can't
+    # encode character '\udcff'")
+    from effstats.cli import main
+
+    logs = tmp_path / "logs"
+    for name in ("org/a", "org/b", "org/c"):
+        folder = _write_run(logs, name, "arc_easy", TS, [_mc_record(j, j % 3 > 0, True) for j in range(40)])
+        os.rename(folder / f"samples_arc_easy_{TS}.jsonl",
+                  os.fsdecode(bytes(folder) + f"/samples_arc\xffeasy_{TS}.jsonl".encode("latin-1")))
+    rm = read_lm_eval_samples(logs)
+    assert set(rm.items["task"]) == {"arc\\xffeasy"} and rm.item_ids[0] == "arc\\xffeasy/0"
+    assert main(["select", str(logs), "--budget", "10", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
+    assert "arc\\xffeasy" in capsys.readouterr().out
+
+
 @pytest.mark.filterwarnings("ignore:path_or_paths. several runs of one task")
 @pytest.mark.parametrize("duplicates", ["last", "mean"])
 def test_lm_eval_models_scored_under_other_filters_of_one_task_are_refused_naming_both(tmp_path, duplicates):

@@ -88,16 +88,20 @@ def _task_of(f: Path) -> tuple[str, str]:
     """(task, timestamp) of a samples file; a copy's suffix ("(1)") stays with the timestamp."""
     m = _SAMPLES_RE.match(f.name)
     if m:
-        return m.group("task"), (m.group("ts") or "") + (m.group("copy") or "")
+        return _text(m.group("task")), (m.group("ts") or "") + (m.group("copy") or "")
     stem = f.name.split(".jsonl")[0]
-    return stem, ""
+    return _text(stem), ""
+
+
+def _text(name: str) -> str:
+    # bytes of a file name that are not UTF-8 (kept by Python as lone surrogates, which no UTF-8 file can hold) are
+    # written \xNN
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _model_of(f: Path) -> str:
-    # lm-eval sanitises "org/name" into the folder name "org__name"; bytes of a name that are not UTF-8 (kept by
-    # Python as lone surrogates, which no UTF-8 file can hold) are written \xNN
-    name = f.parent.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return name.replace("__", "/", 1)
+    # lm-eval sanitises "org/name" into the folder name "org__name"
+    return _text(f.parent.name).replace("__", "/", 1)
 
 
 def _shown(f: Path) -> str:
