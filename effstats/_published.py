@@ -132,7 +132,8 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
 def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
     """Column ``j`` of ``x`` as a weighted mean of the other columns (``domain_average`` = 0.5 MMLU-PRO + 0.3 BBH
     + 0.2 GPQA): non-negative least squares, weights summing to 1 (or 100 / 0.01: a percent scale), on at least
-    2 columns, reproducing every row within the rounding of the printed numbers; None otherwise.
+    2 columns, reproducing every row within the rounding of the printed numbers; None otherwise. Where equal
+    weights on the columns the fit uses reproduce it within that rounding too, they are the weights.
 
     The fit needs 5 more complete rows than it has columns: with fewer, least squares matches any column.
     """
@@ -155,12 +156,23 @@ def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
     used = w > 1e-3 * max(w.sum(), 1e-300)  # a weight under 0.1 % is the fit's noise
     if used.sum() < 2:
         return None
-    d = float(np.abs(a[ok] @ w - y[ok]).max())
-    # its own rounding plus the inputs', weighted (as for a mean)
-    tol = _EXACT_SLACK * 10.0 ** -dec[cols[j]] + sum(w[i] * _EXACT_SLACK * 10.0 ** -dec[cols[k]]
-                                                    for i, k in enumerate(others))
+
+    def bound(w: np.ndarray) -> tuple[float, float]:
+        """The largest difference of ``a @ w`` from the column, and its own rounding plus the inputs', weighted
+        (as for a mean)."""
+        return (float(np.abs(a[ok] @ w - y[ok]).max()),
+                _EXACT_SLACK * 10.0 ** -dec[cols[j]] + sum(w[i] * _EXACT_SLACK * 10.0 ** -dec[cols[k]]
+                                                           for i, k in enumerate(others)))
+
+    d, tol = bound(w)
     if d > tol or np.ptp(y[ok]) <= _EVIDENCE * tol:
         return None
+    # the plain mean of the columns used, where it too reproduces the column within rounding (SuperGLUE: 8 tasks,
+    # the diagnostics left out): the fitted weights differ from it only by the rounding of the printed numbers
+    equal = np.where(used, scale / used.sum(), 0.0)
+    d_equal, tol_equal = bound(equal)
+    if d_equal <= tol_equal:
+        w, d = equal, d_equal
     weights = {cols[k]: round(float(w[i] / scale), 4) for i, k in enumerate(others) if used[i]}
     return dict(column=cols[j], kind="weighted", ties=None, scale=scale, max_abs_diff=d,
                 r=float(np.corrcoef(a[ok] @ w, y[ok])[0, 1]), rule="exact", weights=weights,

@@ -246,7 +246,7 @@ def _render(res: AuditResult) -> _Doc:
                    "mean score of the audited columns is compared)")
         elif pub["kind"] == "weighted":
             how = (f" (recognised: a weighted mean of the scenarios, {_weights_text(pub['weights'])}, fitted by "
-                   "non-negative least squares within rounding; " + (
+                   "non-negative least squares within rounding, or equal where equal weights reproduce it too; " + (
                        "the ranking and the resampling above use these weights)" if st.get("weights") else
                        "the ranking and the resampling above use the unweighted mean: the weighted mean leaves "
                        "out some of the score columns)"))
