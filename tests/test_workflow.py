@@ -1308,6 +1308,22 @@ def test_estimate_report_points_to_the_range_note_only_when_it_prints_one():
     assert "Outside the reference models' range" in text
     assert "The note above names the check per model." in text.split("*Out of range*", 1)[1]
 
+
+def test_a_model_based_estimators_range_warning_names_its_task():
+    """A method fitted to the references warns, task by task, for a new model outside their range on the chosen
+    items: each warning names its task, so three tasks give three warnings a reader can tell apart."""
+    truth = _truth(seed=3)
+    ref = truth.subset(models=range(N_REF))
+    sel = select(ref, 90, method="random-learn", seed=4)
+    best = ResponseMatrix(np.ones((1, len(sel.items)), bool), model_ids=["perfect"], item_ids=list(sel.items))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimate(sel, best)
+    said = [str(w.message) for w in caught if "lie outside the reference models' range" in str(w.message)]
+    assert len(said) == len(TASKS) and len(set(said)) == len(TASKS), said
+    for task in TASKS:
+        assert sum(f"range in task {task!r}" in m for m in said) == 1, said
+
 def test_select_help_names_the_file_of_each_reference_layout(capsys):
     """``select --help`` names what it writes for lm-eval logs and for HELM run folders."""
     from effstats.cli import main

@@ -227,18 +227,21 @@ _RANGE_WORDS = ((re.compile(r"\btarget model\(s\)"), "new model(s)"),
                  "a design-based method (stratified-aipw, aipw or sortsearch)"))
 
 
-def _range_words(msg: str, name: str) -> str:
-    """The out-of-range warning of an estimator named ``name`` in the report's words (other messages unchanged)."""
+def _range_words(msg: str, name: str, task: str | None = None) -> str:
+    """The out-of-range warning of an estimator named ``name`` in the report's words, naming ``task`` (each task
+    warns on its own); other messages unchanged."""
     if "outside the source models' range" not in msg:
         return msg
     msg = re.sub(r"\b\w+'s estimate extrapolates there", lambda _: f"{name} extrapolates there", msg)
     for pat, words in _RANGE_WORDS:
         msg = pat.sub(words, msg)
-    return msg
+    return msg if task is None else msg.replace("the reference models' range", f"the reference models' range in task "
+                                                f"{task!r}", 1)
 
 
-def _predicted(f: _TaskFit, sub: ResponseMatrix):
-    """``f.predict(sub)``, its messages naming the new results (not the reference the estimator was fitted on)."""
+def _predicted(f: _TaskFit, sub: ResponseMatrix, task: str | None = None):
+    """``f.predict(sub)``, its messages naming the new results (not the reference the estimator was fitted on) and
+    the range warning naming ``task``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -268,14 +271,16 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
         if _PREDICT_ARGS.match(msg) and ("cells missing" in msg or "selected items of stratum" in msg):
             continue  # estimate warns once, naming the chosen items without a result and the strata without any
         name = _fit_name(f)
-        warnings.warn(_range_words(_PREDICT_ARGS.sub("new_results: ", msg, count=1), name), w.category, stacklevel=3)
+        warnings.warn(_range_words(_PREDICT_ARGS.sub("new_results: ", msg, count=1), name, task), w.category,
+                      stacklevel=3)
     return res
 
 
-def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_items: int) -> _TaskResult:
+def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_items: int,
+                 several: bool = False) -> _TaskResult:
     from ..disco import FallbackPrediction, SubsetPrediction
 
-    res = _predicted(f, sub)
+    res = _predicted(f, sub, t if several else None)  # the task is named where there are several
     base = _fit_name(f)
     names = (np.asarray([_pick_name(str(n)) for n in res.estimator], dtype=object)
              if isinstance(res, FallbackPrediction) else np.full(sub.n_models, base, dtype=object))
@@ -364,7 +369,7 @@ def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, w
         sub = _on_items(new, f.items, t, reference)
         # each model's own: another model's graded scores leave its 0/1 results the interval of 0/1 results
         binary &= sub.kind == "binary" or ~graded_cells(sub.values_with_nan()).any(axis=1)
-        part = _task_result(t, float(w[t]), f, sub, int((tasks == t).sum()))
+        part = _task_result(t, float(w[t]), f, sub, int((tasks == t).sum()), len(fits) > 1)
         parts.append(part if reference is None else _score_range_flags(part, reference, (tasks == t).to_numpy(),
                                                                        new.model_ids, sub))
     return _Combined(parts, binary), parts
