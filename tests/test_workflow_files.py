@@ -728,6 +728,25 @@ def test_paths_whose_names_are_not_utf8_are_recorded_and_read_back(logs, capsys,
     assert SequentialRun.load(tmp_path / "seq").state["reference"]["source"] == str((tmp_path / odd).resolve())
 
 
+def test_an_effstats_folder_given_as_new_results_says_what_to_give_instead(logs, capsys, tmp_path):
+    """``estimate SEL SEL``, ``sequential update RUN RUN`` or ``... RUN RUN/batch_001`` (a slip for the harness's
+    output): one line saying which folder it is and that the new model's results go there, never "pass the
+    results it was made from (REF)", which sends the user to the reference models' logs."""
+    root, _ = logs
+    assert _run(["select", root / "ref", "--budget", 30, "--out", tmp_path / "sel"], capsys)[0] == 0
+    assert _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", tmp_path / "seq",
+                 "--no-progress"], capsys)[0] == 0
+    for argv, what in ((["estimate", tmp_path / "sel", tmp_path / "sel"], "a saved selection (manifest.json)"),
+                       (["sequential", "update", tmp_path / "seq", tmp_path / "seq"],
+                        "a saved sequential run (state.json)"),
+                       (["sequential", "update", tmp_path / "seq", tmp_path / "seq" / "batch_001"],
+                        "a sequential run's batch folder (items.json)")):
+        code, _, err = _run(argv, capsys)
+        line = _one_line(err)
+        assert code == 2 and f"NEW_RESULTS: {argv[-1]} is {what}, not results; give the new model's results" in line
+        assert "made from" not in line
+
+
 def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys, tmp_path, monkeypatch):
     root, truth = logs
     run1 = tmp_path / "run1"

@@ -406,6 +406,8 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         return _read_results(source, duplicates=duplicates, name=name)
     _refuse_own_file(source, name)
     used, layout = reference.get("metric"), detect_format(source)
+    if layout == "auto":  # no results layout recognised: one of effstats' own folders given by a slip?
+        _refuse_own_folder(source, name)
     if metric is not None and used is not None and metric != used:
         raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
                          f"scored the same way, got {metric!r}")
@@ -454,9 +456,31 @@ def _refuse_own_file(source: Any, name: str) -> None:
         what = (f"the list of documents handed to the harness ({p.name}: " +
                 ("lm_eval --samples" if p.name == LM_EVAL_SAMPLES else "HELM instance ids") + ")")
     if what is not None:
-        raise ValueError(f"{name}: {p} is {what}, not results; give the new model's results: the harness's output "
-                         "(lm_eval's --output_path folder of the run, with its samples_*.jsonl files; HELM's "
-                         "benchmark_output/runs/SUITE) or a table of scores")
+        raise ValueError(f"{name}: {p} is {what}, not results; {_GIVE_NEW}")
+
+
+# what new results are, for a user who gave one of effstats' own files or folders instead
+_GIVE_NEW = ("give the new model's results: the harness's output (lm_eval's --output_path folder of the run, with its "
+             "samples_*.jsonl files; HELM's benchmark_output/runs/SUITE) or a table of scores")
+
+
+def _refuse_own_folder(source: Any, name: str) -> None:
+    """Raise, saying what to give instead, where ``source`` holds no results and is a folder effstats wrote (a
+    selection's, a sequential run's or one of its batch folders): a slip for the harness's output, which the
+    reference's hint ("pass the results it was made from") would send to the reference models' logs."""
+    from ._names import ITEMS_JSON
+
+    if not isinstance(source, (str, os.PathLike)):
+        return
+    p = Path(source).expanduser()
+    for record, what in (("manifest.json", "a saved selection"), ("state.json", "a saved sequential run"),
+                         (ITEMS_JSON, "a sequential run's batch folder")):
+        try:
+            ours = (p / record).is_file()
+        except OSError:  # a name too long, ...: the reader says what is wrong with the path
+            return
+        if ours:
+            raise ValueError(f"{name}: {p} is {what} ({record}), not results; {_GIVE_NEW}") from None
 
 
 def _helm_only(opts: dict, name: str, what: str) -> None:
