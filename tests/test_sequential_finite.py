@@ -237,10 +237,32 @@ def test_hypergeometric_limits_of_a_few_rows_and_of_many_are_the_plain_bisection
         np.testing.assert_array_equal(few.transpose(1, 0, 2).reshape(2, -1), plain)
 
 
-def test_validation_grid_has_finite_benchmark_cells_that_hold():
-    from effstats.sequential.validation import validation_grid
+def test_validation_grid_has_finite_benchmark_cells_that_hold(monkeypatch):
+    """The fast grid's finite-benchmark cells at a second seed (test_validation_grid_fast_subset_holds_everywhere
+    checks every cell at rng=1). They come after the i.i.d. cells and draw their seeds from the same counter, which
+    the grid advances in its own loop (the caller's ``next(seeds)``): the i.i.d. and ranking simulations, whose rows
+    this test does not read, are stood in for, so each finite cell gets the seed, runs and value of the whole
+    grid's."""
+    from types import SimpleNamespace
 
-    tab = validation_grid(fast=True, n_runs=500, rng=3)
+    from effstats.sequential import validation
+
+    seeds = []
+
+    def iid_stand_in(evaluator, probs, *, sizes, n_runs, rng, kind="single", all_looks=False):
+        seeds.append(rng)
+        no = np.zeros(1)
+        return dict(reason=np.array(["max_n"]), ci_low=no, ci_high=no, stats=SimpleNamespace(ci_low=no[:, None],
+                                                                                                ci_high=no[:, None]))
+
+    def ranking_stand_in(acc, looks, n_models, n_runs, rng, alpha, correction):
+        seeds.append(rng)
+        return 0.0
+
+    monkeypatch.setattr(validation, "simulate_iid", iid_stand_in)
+    monkeypatch.setattr(validation, "_ranking_fwer", ranking_stand_in)
+    tab = validation.validation_grid(fast=True, n_runs=500, rng=3)
+    assert seeds == list(range(3 * 1_000_003 + 1, 3 * 1_000_003 + 1 + len(seeds))) and len(seeds) > 50
     fin = tab[tab["data"].str.startswith("benchmark of")]
     assert len(fin) == 12 and set(fin["rule"]) == {"efficacy two-sided", "threshold both", "precision (0.03)"}
     assert {"fpc=True", "fpc=False"} == {d.rsplit(", ", 1)[1] for d in fin["data"]}
