@@ -143,11 +143,13 @@ _MISSING = ("raise", "observed")
 
 
 class SortSearch(BaseEstimator):
-    """Sort & Search for new models (``insert_M``) of Prabhu et al. (2024), scikit-learn style.
+    """Sort & Search for new models (the paper's ``insert_M``) of Prabhu et al. (2024), scikit-learn style.
 
     ``fit(sort_responses)`` learns the item order; ``select(budget)`` names the items to evaluate a new model
-    on; ``predict(responses_on_selected)`` returns per-item predicted correctness and a design-based accuracy
-    estimate with its standard error for one or many new models (:class:`SearchResult`). ``evaluate(fn, budget)``
+    on; ``predict(responses_on_selected)`` returns per-item predicted correctness and an accuracy estimate from the
+    evaluated items with its standard error for one or many new models (:class:`SearchResult`): design-based when
+    the items are drawn at random (``sampling="stratified"`` or ``"random"``), systematic on the cells' centres of
+    the default ``sampling="uniform"``. ``evaluate(fn, budget)``
     runs the whole protocol with a callable that evaluates a real model on the requested items only.
 
     Items by id: fitted on a :class:`~effstats.responses.ResponseMatrix` or a DataFrame (models × item columns),
@@ -159,9 +161,10 @@ class SortSearch(BaseEstimator):
     ``new[:, np.sort(est.select(b))]`` are the same array, and a full-width array (all items) is accepted too.
 
     Two accuracies: ``SearchResult.accuracy`` (= ``statistic``, with ``standard_error`` and
-    ``confidence_interval``) is the design-based estimate from the evaluated items, exact when every item is
-    evaluated: read this one. ``SearchResult.predicted_accuracy`` is ``k / n``, the accuracy of the predicted
-    "ones then zeros" vector (the paper's figure, biased by the aleatoric errors). Frames from ``evaluate`` /
+    ``confidence_interval``) is the ``estimator``'s estimate from the evaluated items (design-based or
+    systematic by ``sampling``), exact when every item is evaluated: read this one.
+    ``SearchResult.predicted_accuracy`` is ``k / n``, the accuracy of the predicted "ones then zeros" vector (the
+    paper's figure, biased by the aleatoric errors). Frames from ``evaluate`` /
     ``budget_curve`` call them ``accuracy_estimate`` and ``predicted_accuracy``, beside ``accuracy_true``.
 
     Parameters
@@ -489,7 +492,8 @@ class SortSearch(BaseEstimator):
         Returns
         -------
         SearchResult
-            Per-item predictions and the design-based accuracy estimates.
+            Per-item predictions and the accuracy estimates from the evaluated items (design-based or systematic,
+            as ``SearchResult.design`` says).
 
         Examples
         --------
