@@ -14,7 +14,6 @@ The sections are found as numpydoc finds them: a title line followed by a line o
 """
 from __future__ import annotations
 
-import ast
 import importlib
 import inspect
 import pkgutil
@@ -25,15 +24,10 @@ import pytest
 
 import effstats
 
+# docs/conf.py's API_MODULES, read without importing Sphinx's configuration
+from test_method_docstrings import _api_modules
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _api_modules() -> list[str]:
-    conf = ROOT / "docs" / "conf.py"
-    for node in ast.parse(conf.read_text()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "API_MODULES" for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise AssertionError("docs/conf.py defines no API_MODULES")
 
 
 def _autosummary_entries(rst: str) -> list[str]:
