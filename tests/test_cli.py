@@ -548,7 +548,7 @@ def test_rank_score_and_efficiency_columns_are_not_scored(tmp_path):
     note = wide.attrs["note"]
     assert "'Score'" in note and "'Rank'" in note and "'Throughput'" in note
     # 'a/b' cells are read as the mean of the two (85.25 at most), then left out as off the scores' scale
-    assert "['CB'] are read as their mean" in note and "'CB' (values up to 85.25" in note
+    assert "in 'CB' are read as their mean" in note and "'CB' (values up to 85.25" in note
 
 
 def test_task_names_containing_metadata_words_are_scored(tmp_path):

@@ -511,8 +511,10 @@ def _output_kinds(logs, capsys, tmp_path: Path, kinds) -> dict:
     capsys.readouterr()
     return {"select": (sel, ["select", str(root / "ref"), "--budget", "40", "--seed", "2", "--out", "{out}",
                              "--force", "--no-progress"], recover),
-            "estimate": (sel, ["estimate", "{out}", str(tmp_path / "b" / "new"), "--force", "--no-progress"],
-                         lambda d: recover(d / "estimate" / "new")),
+            # results of the same name from another folder: the report folder is named with --out, as the
+            # refusal of namesakes in the default folder asks
+            "estimate": (sel, ["estimate", "{out}", str(tmp_path / "b" / "new"), "--out", "{out}/estimate/new",
+                               "--force", "--no-progress"], lambda d: recover(d / "estimate" / "new")),
             "audit": (tmp_path / "aud", ["audit", str(tmp_path / "board2.csv"), "--out", "{out}", "--n-boot", "20",
                                          "--no-progress", "--force"], lambda d: finish_swap(d, audit_file)),
             "start --force": (seq, start + ["{out}", "--initial", "25", "--force"], recover),
