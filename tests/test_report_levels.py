@@ -1,6 +1,12 @@
-"""The estimate report's and a sequential run's labels follow the level of their intervals."""
+"""The estimate report's and a sequential run's labels follow the level of their intervals, and the tables written
+for later reading (estimate.csv, tasks.csv) carry that level."""
+import json
+
+import numpy as np
+import pandas as pd
 import pytest
 
+from effstats.cli import main
 from effstats.datasets import simulate_responses
 from effstats.workflow import estimate, select
 
@@ -17,8 +23,6 @@ def test_out_of_range_footnote_names_the_level_of_its_check():
 
 
 def test_a_one_sided_run_labels_every_interval_at_the_one_sided_tests_level(tmp_path):
-    import pandas as pd
-
     from effstats.workflow import SequentialRun
 
     data = simulate_responses(12, 400, rng=1)
@@ -36,3 +40,54 @@ def test_a_one_sided_run_labels_every_interval_at_the_one_sided_tests_level(tmp_
     assert (looks["confidence_level"] == 0.9).all() and status["confidence_level"] == 0.9
     # the stopping look's row is the decision's interval
     assert (looks["ci_low"].iloc[-1], looks["ci_high"].iloc[-1]) == pytest.approx((status["ci_low"], status["ci_high"]))
+
+
+# the tables written for later reading carry the level of their intervals, as looks.csv does: ``confidence_level``
+# just before the interval's columns
+def _estimate_loop(reference=None):
+    """A selection from 20 reference models (saved as a long table at ``reference`` when given, for the command
+    line) and three new models' results on its items."""
+    data = simulate_responses(23, 300, rng=2)
+    ref = data.subset(models=range(20))
+    if reference is not None:
+        ref.to_long().to_csv(reference, index=False)
+    sel = select(ref if reference is None else reference, 50, method="random", seed=0)
+    return sel, data.subset(models=[20, 21, 22], items=sel.items)
+
+
+def _level_before(frame, first, level):
+    cols = list(frame.columns)
+    assert cols[cols.index(first) - 1] == "confidence_level", cols
+    assert frame["confidence_level"].dtype == float and (frame["confidence_level"] == level).all()
+
+
+def test_estimate_frames_carry_the_level_of_their_intervals():
+    sel, new = _estimate_loop()
+    est = estimate(sel, new)
+    frame, tasks = est.to_frame(0.9), est.tasks(0.9)
+    _level_before(frame, "low", 0.9)
+    _level_before(tasks, "low", 0.9)
+    ci = est.confidence_interval(0.9)
+    np.testing.assert_array_equal(frame[["low", "high"]].to_numpy(), np.c_[ci.low, ci.high])
+    _level_before(est.to_frame(), "low", 0.95)
+    _level_before(est.tasks(), "low", 0.95)
+
+
+def test_estimate_files_carry_the_confidence_given(tmp_path, capsys):
+    """``effstats estimate --confidence 0.9``: estimate.csv, tasks.csv, the report's record and its Markdown say
+    0.9, and the CSVs' intervals are the API's at 0.9."""
+    sel, new = _estimate_loop(tmp_path / "ref.csv")
+    sel.save(tmp_path / "sel")
+    new.to_long().to_csv(tmp_path / "new.csv", index=False)
+    out = tmp_path / "est"
+    assert main(["estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--confidence", "0.9",
+                 "--out", str(out), "--no-progress"]) == 0, capsys.readouterr().err
+    frame = pd.read_csv(out / "estimate.csv", index_col=0)
+    tasks = pd.read_csv(out / "tasks.csv", index_col=[0, 1])
+    _level_before(frame, "low", 0.9)
+    _level_before(tasks, "low", 0.9)
+    want = estimate(sel, new).to_frame(0.9)
+    np.testing.assert_allclose(frame[["low", "high"]].to_numpy(), want[["low", "high"]].to_numpy(), rtol=1e-12)
+    assert json.loads((out / ".effstats_estimate.json").read_text())["confidence_level"] == 0.9
+    assert "Intervals at 90 %" in (out / "estimate.md").read_text()
+

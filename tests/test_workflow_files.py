@@ -783,7 +783,8 @@ def test_estimate_force_replaces_only_the_report_files_an_estimate_wrote(logs, c
     ours = tmp_path / "ours"
     assert _run(est + ["--out", ours], capsys)[0] == 0
     assert json.loads((ours / ".effstats_estimate.json").read_text()) == {
-        "format": "effstats.estimate/1", "files": ["estimate.csv", "tasks.csv", "estimate.md", "estimate.html"]}
+        "format": "effstats.estimate/1", "files": ["estimate.csv", "tasks.csv", "estimate.md", "estimate.html"],
+        "confidence_level": 0.95}
     code, _, err = _run(est + ["--out", ours], capsys)
     assert code == 2 and "already holds a report (estimate.csv)" in _one_line(err)
     (ours / "estimate.md").write_text("stale")

@@ -238,13 +238,15 @@ class Estimate:
         Parameters
         ----------
         confidence_level : float, default=0.95
+            Level of the score and rank intervals, in (0, 1).
 
         Returns
         -------
         DataFrame
             ``estimate``, ``standard_error`` (:attr:`standard_error`: where the evaluated items of a task are
-            all alike, their count's, as the interval), ``low``, ``high`` (the score interval), ``rank``,
-            ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models),
+            all alike, their count's, as the interval), ``confidence_level`` (the level of the score interval and
+            of the rank interval, so that a table read later says it), ``low``, ``high`` (the score interval),
+            ``rank``, ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models),
             ``n_evaluated`` (chosen items with a result), ``n_missing`` (chosen items without one),
             ``out_of_range`` (in some task the model's estimate lies beyond the reference models' task scores (a
             design-based one by more than its sampling error), or its results on the chosen items beyond theirs,
@@ -254,10 +256,11 @@ class Estimate:
             each with its tasks); last ``n_items``, the same as ``n_evaluated`` under its former name (not the
             benchmark's size, which ``Selection.tasks``' ``n_items`` is).
         """
-        ci = self.confidence_interval(confidence_level)
-        out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
-                            "high": ci.high}, index=self.model_ids)
-        out = out.join(self.rank_interval(confidence_level))
+        level = check_confidence_level(confidence_level)
+        ci = self.confidence_interval(level)
+        out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error,
+                            "confidence_level": level, "low": ci.low, "high": ci.high}, index=self.model_ids)
+        out = out.join(self.rank_interval(level))
         out["n_evaluated"] = sum(p.n_selected for p in self._parts) - self.n_missing.to_numpy()
         out["n_missing"] = self.n_missing.to_numpy()
         out["out_of_range"] = pd.array([_any_flag([p.out_of_range for p in self._parts], j)
@@ -274,6 +277,7 @@ class Estimate:
         Parameters
         ----------
         confidence_level : float, default=0.95
+            Level of the intervals, in (0, 1).
 
         Returns
         -------
@@ -283,15 +287,16 @@ class Estimate:
             standard error is then 0 or within rounding of it, with 0/1 scores their count's, as in
             :attr:`standard_error`: a simple random sample of its items evaluated at the proportion shrunk towards
             1/2 by half an item, so that a one-task benchmark's standard error is its task's; with graded scores the
-            half-width of its 95 % interval over 1.96, the standard error the interval implies), ``low``, ``high``,
-            ``n_evaluated`` (chosen items with a result),
-            ``n_chosen``, ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last
+            half-width of its 95 % interval over 1.96, the standard error the interval implies),
+            ``confidence_level`` (the level of the interval), ``low``, ``high``, ``n_evaluated`` (chosen items with
+            a result), ``n_chosen``, ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last
             ``n_items``, the same as ``n_evaluated`` under its former name (not the task's size, which
             ``Selection.tasks``' ``n_items`` is).
         """
+        level = check_confidence_level(confidence_level)
         rows = []
         for p in self._parts:
-            ci = p.result.confidence_interval(confidence_level)
+            ci = p.result.confidence_interval(level)
             se = _interval_se(p)
             if p.method != "all":  # with 0/1 scores, as the whole benchmark's, the task's own count's
                 se = np.where(_degenerate(p) & _design_rows(p) & self._combined.binary,
@@ -299,7 +304,7 @@ class Estimate:
             for j, mid in enumerate(self.model_ids):
                 rows.append({"model": mid, "task": p.task, "weight": p.weight,
                              "estimate": float(np.asarray(p.result.statistic)[j]),
-                             "standard_error": float(se[j]),
+                             "standard_error": float(se[j]), "confidence_level": level,
                              "low": float(np.asarray(ci.low)[j]), "high": float(np.asarray(ci.high)[j]),
                              "n_evaluated": int(p.n_evaluated[j]), "n_chosen": p.n_selected,
                              "out_of_range": pd.NA if p.out_of_range is None else bool(p.out_of_range[j]),
@@ -498,13 +503,15 @@ class Estimate:
     def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
         """Write the report: ``estimate.csv`` (:meth:`to_frame`), ``tasks.csv`` (:meth:`tasks`), ``estimate.md``
         (:meth:`to_markdown`) and ``estimate.html``, each atomically, and ``.effstats_estimate.json``, the record of
-        the files written (``effstats estimate --force`` replaces only the files a record lists).
+        the files written (``effstats estimate --force`` replaces only the files a record lists) and of the level of
+        their intervals (``confidence_level``, as in the tables).
 
         Parameters
         ----------
         directory : path
             Created if needed.
         confidence_level : float, default=0.95
+            Level of the intervals in every file, in (0, 1).
 
         Returns
         -------
@@ -534,7 +541,7 @@ class Estimate:
                  "html": d / "estimate.html"}
         files = [(paths["csv"], csv_safe(frame).to_csv()), (paths["tasks"], csv_safe(tasks).to_csv()),
                  (paths["markdown"], md), (paths["html"], html),
-                 (d / REPORT_RECORD, report_record(REPORT_FILES, results, results_path))]
+                 (d / REPORT_RECORD, report_record(REPORT_FILES, results, results_path, confidence_level))]
         manifest = None if selection is None else report_in_manifest(selection, [f for f, _ in files], self.selection)
         if manifest is None:
             swap_files(d, files)
@@ -674,8 +681,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     >>> bool(frame["low"].iloc[0] <= new.accuracy().iloc[0] <= frame["high"].iloc[0])
     True
     >>> list(frame.columns)
-    ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_evaluated', 'n_missing',
-     'out_of_range', 'estimator', 'n_items']
+    ['estimate', 'standard_error', 'confidence_level', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of',
+     'n_evaluated', 'n_missing', 'out_of_range', 'estimator', 'n_items']
     """
     if not isinstance(selection, Selection):
         if isinstance(selection, bool) or not isinstance(selection, (str, Path)):

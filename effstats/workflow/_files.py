@@ -118,11 +118,14 @@ def report_files(out: Path) -> list[str]:
     return recorded_files(out, REPORT_RECORD, _REPORT_FORMAT, REPORT_FILES)
 
 
-def report_record(names: Any, results: str | None = None, where: str | None = None) -> str:
+def report_record(names: Any, results: str | None = None, where: str | None = None,
+                  confidence_level: float | None = None) -> str:
     """The text of the record of the report files ``names`` an estimate writes into its folder; ``results``: the
-    name of the results it estimated from, where the folder is the default one named after them, and ``where``
-    their resolved path."""
-    return json_text({"format": _REPORT_FORMAT, "files": list(names), **({"results": results} if results else {}),
+    name of the results it estimated from, where the folder is the default one named after them, ``where``
+    their resolved path, and ``confidence_level`` the level of the report's intervals."""
+    level = {} if confidence_level is None else {"confidence_level": float(confidence_level)}
+    return json_text({"format": _REPORT_FORMAT, "files": list(names), **level,
+                      **({"results": results} if results else {}),
                       **({"results_path": where} if results and where else {})})
 
 
