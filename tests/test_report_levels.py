@@ -1,5 +1,5 @@
 """The estimate report's and a sequential run's labels follow the level of their intervals, and the tables written
-for later reading (estimate.csv, tasks.csv) carry that level."""
+for later reading (estimate.csv, tasks.csv, an audit's scores.csv) carry that level."""
 import json
 
 import numpy as np
@@ -8,6 +8,7 @@ import pytest
 
 from effstats.cli import main
 from effstats.datasets import simulate_responses
+from effstats.reliability import audit
 from effstats.workflow import estimate, select
 
 
@@ -91,3 +92,19 @@ def test_estimate_files_carry_the_confidence_given(tmp_path, capsys):
     assert json.loads((out / ".effstats_estimate.json").read_text())["confidence_level"] == 0.9
     assert "Intervals at 90 %" in (out / "estimate.md").read_text()
 
+
+def test_audit_scores_carry_the_level_of_their_rank_intervals(tmp_path):
+    """The audit's scores table (API) and scores.csv (CLI): ``confidence_level`` 0.95 before ``rank_low``, the
+    level of the rank interval (an audit has no other)."""
+    rng = np.random.default_rng(5)
+    board = pd.DataFrame(np.clip(np.linspace(0.8, 0.3, 8)[:, None] + rng.normal(0, 0.1, (8, 4)), 0, 1).round(3),
+                         index=pd.Index([f"m{i}" for i in range(8)], name="model"),
+                         columns=[f"T{j}" for j in range(4)])
+    res = audit(board, n_boot=40, seed=0, progress=False)
+    _level_before(res.scores, "rank_low", 0.95)
+    board.to_csv(tmp_path / "board.csv")
+    out = tmp_path / "audit"
+    assert main(["audit", str(tmp_path / "board.csv"), "--out", str(out), "--n-boot", "40", "--seed", "0",
+                 "--no-progress"]) == 0
+    scores = pd.read_csv(out / "scores.csv")
+    _level_before(scores, "rank_low", 0.95)

@@ -29,6 +29,10 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
 
 
 _DIOR_OBJECTIVES = ("kendall", "weighted_tau", "best_model", "model_quality")
+# the level of the ranking's rank intervals, written beside them (``confidence_level``): their bounds are the resampled
+# ranks' 2.5 % and 97.5 % order statistics, kept as those literals ((1 - 0.95) / 2 is 0.025000000000000022 in floating
+# point, which can move an order statistic by one)
+_RANK_LEVEL = 0.95
 
 
 def _dior_rows(bench: Benchmark, granularity: str, n_boot: int, boot: dict, main: np.ndarray,
@@ -63,7 +67,8 @@ def _dior_row(granularity: str, r: Any) -> dict:
 
 def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.ndarray,
                  published: pd.Series | None) -> tuple[pd.DataFrame, np.ndarray]:
-    """The ranking, best first, with rank intervals and pairwise stability from the scenario resamples.
+    """The ranking, best first, with rank intervals at ``_RANK_LEVEL`` (its ``confidence_level`` column) and
+    pairwise stability from the scenario resamples.
 
     Returns the table and, per adjacent pair, the probability that the higher-ranked model stays ahead.
     """
@@ -86,8 +91,8 @@ def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.n
     B = len(rows)
     lo, hi = (keys[np.arange(M), (drawn <= k).sum(1)] >> bits
               for k in (np.floor((B - 1) * 0.025), np.ceil((B - 1) * 0.975)))
-    tab = pd.DataFrame({"model": bench.model_ids, "rank": rank, "rank_low": lo, "rank_high": hi,
-                        aggregate: main, **{k: v for k, v in scores.items() if k != aggregate}})
+    tab = pd.DataFrame({"model": bench.model_ids, "rank": rank, "confidence_level": _RANK_LEVEL, "rank_low": lo,
+                        "rank_high": hi, aggregate: main, **{k: v for k, v in scores.items() if k != aggregate}})
     if published is not None:
         tab["published"] = published.reindex(bench.model_ids).to_numpy()
     tab = tab.sort_values(["rank", "model"]).reset_index(drop=True)

@@ -51,11 +51,11 @@ class AuditResult:
     Attributes
     ----------
     scores : DataFrame
-        One row per model, best first: ``rank`` under the chosen aggregate, its 95% bootstrap interval
-        ``rank_low``–``rank_high`` (resampling scenarios), the three aggregates (``mwr``, ``mean``,
-        ``mean_of_means``), ``published`` when there is a published aggregate, ``p_ahead_of_next`` (how often
-        the model stays ahead of the next one) and ``p_leader_ahead`` (how often the leader stays ahead of it; NaN
-        for the leader itself).
+        One row per model, best first: ``rank`` under the chosen aggregate, ``confidence_level`` (0.95) and its
+        bootstrap interval at that level, ``rank_low``–``rank_high`` (resampling scenarios), the three aggregates
+        (``mwr``, ``mean``, ``mean_of_means``), ``published`` when there is a published aggregate,
+        ``p_ahead_of_next`` (how often the model stays ahead of the next one) and ``p_leader_ahead`` (how often the
+        leader stays ahead of it; NaN for the leader itself).
     reliability : DataFrame
         DIoR per granularity (``scenarios``, ``examples``) and objective (``kendall``, ``weighted_tau``,
         ``best_model``, ``model_quality``).
