@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._results import ReadOnlyFields
-from .statistics import _interval_of
+from ._statistic_base import _interval_of
 
 __all__ = ["LookStats"]
 

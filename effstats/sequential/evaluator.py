@@ -52,7 +52,8 @@ from ._schedule import check_looks, look_schedule, planned_sizes
 from ._looks import _worst_half_width
 from ._sampling import _Arm, arm_sums
 from .rules import Efficacy, LookStats, Precision, StoppingRule
-from .statistics import Accumulator, information, _interval_of
+from ._statistic_base import _interval_of
+from .statistics import Accumulator, information
 
 __all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "stratified_mean"]
 
