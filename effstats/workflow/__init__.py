@@ -26,16 +26,16 @@ if _typing.TYPE_CHECKING:  # for type checkers and IDEs; at run time these load 
     from ._estimate import Estimate, estimate
     from ._io import content_hash, read_results
     from ._lm_eval_writer import write_lm_eval_samples
-    from ._select import Selection, select
+    from ._select import Selection, neyman_shares, select
     from ._sequential import SequentialRun
     from ._tasks import allocate_budget
 
 __all__ = ["select", "estimate", "Selection", "Estimate", "SequentialRun", "read_results", "content_hash",
-           "allocate_budget", "write_lm_eval_samples", "METHODS"]
+           "allocate_budget", "neyman_shares", "write_lm_eval_samples", "METHODS"]
 # the names above and the submodule that defines each
 _EXPORTS = {"select": "_select", "Selection": "_select", "estimate": "_estimate", "Estimate": "_estimate",
             "SequentialRun": "_sequential", "read_results": "_io", "content_hash": "_io",
-            "allocate_budget": "_tasks", "write_lm_eval_samples": "_lm_eval_writer"}
+            "allocate_budget": "_tasks", "neyman_shares": "_select", "write_lm_eval_samples": "_lm_eval_writer"}
 
 
 def __getattr__(name: str):

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from .._escape import control_text, line_text
-from ._names import (_SEEDLESS, HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note,
+from ._names import (_SEEDLESS, HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES, METHODS, WEIGHTS, _lm_eval_comma_note,
                      _shell_word, _tasks_option)
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
@@ -126,6 +126,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, action="append",
                    help="comma-separated tasks of REFERENCE to use (default: all); may be repeated, and a comma "
                         "inside a task's name is written \\, (--tasks 'a\\,b')")
+    p.add_argument("--weights", default="items", choices=list(WEIGHTS),
+                   help="the whole-benchmark score to split the budget for, estimate's default: the mean over all "
+                        "items (default; items in proportion to the tasks' sizes) or the mean of the task means "
+                        "(tasks: Neyman allocation, items in proportion to the spread of the reference models' "
+                        "results in each task)")
     p.add_argument("--seed", type=whole_number, default=None,
                    help=f"random seed (default: 0); methods {' and '.join(_SEEDLESS)} choose the same items at a "
                         "--budget whatever the seed")
@@ -151,8 +156,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "copied), read instead of its copy DIR/reference.npz and of the path it records")
     e.add_argument("--metric", default=None, help="per-item metric of NEW_RESULTS (default: the reference's)")
     e.add_argument("--confidence", type=real_number, default=0.95, help="confidence level (default: 0.95)")
-    e.add_argument("--weights", default="items", choices=["items", "tasks"],
-                   help="the whole-benchmark score: each item counts once (default) or each task counts once")
+    e.add_argument("--weights", default=None, choices=list(WEIGHTS),
+                   help="the whole-benchmark score: each item counts once or each task counts once (default: the "
+                        "one the selection was made for, select's --weights; the other is estimated too, with a "
+                        "warning)")
     e.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                    help="two runs of one model in NEW_RESULTS (default: the latest, with a warning)")
     e.add_argument("--tasks", default=None, action="append",
@@ -328,7 +335,7 @@ def _select(args: argparse.Namespace) -> None:
     seed = 0 if args.seed is None else args.seed
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
-                 progress=not args.no_progress, **_helm_values(args))
+                 progress=not args.no_progress, weights=args.weights, **_helm_values(args))
     if args.seed is not None and args.method in _SEEDLESS and args.target_error is None:
         print(f"effstats select: note: --seed {args.seed} changes nothing: method {args.method} chooses its items "
               "deterministically", file=sys.stderr)
@@ -342,6 +349,9 @@ def _select(args: argparse.Namespace) -> None:
         print(_target_error_line(sel.budget_curve, args.target_error))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
     print(sel.tasks.rename(index=line_text).to_string())  # task names from the data, one row each
+    if sel.weights == "tasks":
+        print("budget split for the mean of the task means (--weights tasks, estimate's default): items in "
+              "proportion to the spread of the reference models' results in each task (Neyman allocation)")
     if sel.shortfall is not None:
         print(f"fewer items than the budget: {sel.shortfall}")
     if sel.new_results_note is not None:

@@ -573,7 +573,7 @@ def _fallback_name(p: _TaskResult) -> str:
 
 
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: Any = None,
-             duplicates: str = "last", weights: str = "items", tasks: Any = None,
+             duplicates: str = "last", weights: str | None = None, tasks: Any = None,
              restrict_to_manifest: bool = False, allow_protocol_change: bool = False,
              progress: bool = False) -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
@@ -603,10 +603,12 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         Per-item metric to read from ``new_results`` (default: the reference's).
     duplicates : {"last", "first", "mean", "error"}, default="last"
         Two runs of one model in ``new_results``.
-    weights : {"items", "tasks"}, default="items"
+    weights : {"items", "tasks"}, optional
         The whole-benchmark score: each item counts once (the mean over all items, lm-eval's micro average), or each
         task counts once (the mean of the task means, as leaderboards that average tasks). Reference models and new
-        models are scored the same way.
+        models are scored the same way. Default: the score the selection split its budget for (its ``weights``;
+        ``"items"`` for manifests that do not record it). The other one is estimated too, with a warning: the
+        estimate and its interval stay valid, only less precise than from a selection made for it.
     tasks : str or list of str, optional
         Score on these tasks of the manifest only (default: every task). The estimate, its interval, the
         reference models' scores and hence the rank then cover these tasks only, and the report names the tasks
@@ -692,10 +694,17 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
             selection = Selection.load(selection)
         except ValueError as exc:
             raise ValueError(f"selection: {str(exc).split(': ', 1)[-1]}") from None
-    if not isinstance(weights, str) or weights not in ("items", "tasks"):
+    if weights is not None and (not isinstance(weights, str) or weights not in ("items", "tasks")):
         raise ValueError(f"weights: expected 'items' (each item counts once) or 'tasks' (each task counts once), "
                          f"got {_plain(weights)!r}")
-    weights = str(weights)  # an np.str_ is kept as given otherwise (np.str_('tasks') in reprs on numpy 2)
+    if weights is not None and weights != selection.weights:
+        made = {"items": "in proportion to the tasks' sizes, for the mean over all items",
+                "tasks": "by Neyman allocation, for the mean of the task means"}[selection.weights]
+        warnings.warn(f"weights: the selection split its budget over the tasks {made} (weights={selection.weights!r}"
+                      f"); the estimate with weights={str(weights)!r} stays valid, only less precise than from a "
+                      f"selection made for it (select with weights={str(weights)!r})", UserWarning, stacklevel=2)
+    # an np.str_ is kept as given otherwise (np.str_('tasks') in reprs on numpy 2)
+    weights = selection.weights if weights is None else str(weights)
     fits, rm = _refit(selection, reference, progress=progress)
     fits, scored = _scored_tasks(fits, tasks)
     if not isinstance(restrict_to_manifest, (bool, np.bool_)):

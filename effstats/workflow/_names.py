@@ -19,6 +19,9 @@ METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-lear
 # cross-validation folds of its per-item predictions, which the estimate does not use), "mrmr" its greedy
 # relevance-redundancy order. A budget searched for by a target error still depends on the seed (its folds).
 _SEEDLESS = ("hybrid", "mrmr")
+# The whole-benchmark scores: the mean over all items ("items") or the mean of the task means ("tasks"); select
+# splits its budget for one of them, estimate reports either (effstats select / estimate --weights)
+WEIGHTS = ("items", "tasks")
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"

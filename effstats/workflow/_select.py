@@ -23,11 +23,11 @@ from ._provenance import lm_eval_provenance
 from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, check_path, content_hash, default_metric,
                   detect_format, helm_options, json_text, kept_reference, output_dir, read_results, read_saved,
                   stage_reference)
-from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, WEIGHTS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
                      check_task_keys, item_tasks, samples_by_task)
 
-__all__ = ["Selection", "select"]
+__all__ = ["Selection", "neyman_shares", "select"]
 
 # --------------------------------------------------------------------------------------------------- selection
 @dataclass
@@ -72,6 +72,9 @@ class Selection:
         How the tasks' random choices were seeded: ``"by-name"``, each task from its own stream derived from
         ``seed`` and its name (what :func:`select` does); ``"shared"``, every task with ``seed`` itself, as
         manifests without this field were made, so that :func:`estimate` refits them as they were chosen.
+    weights : {"items", "tasks"}, default="items"
+        The whole-benchmark score the budget was split over the tasks for (:func:`select`'s ``weights``); the
+        default of :func:`estimate`'s. Manifests without this field were made for ``"items"``.
 
     Attributes
     ----------
@@ -110,6 +113,7 @@ class Selection:
     # which tasks' estimates need the new model's class probabilities or predicted classes (None: 0/1 results do)
     new_results_note: str | None = field(default=None, repr=False)
     task_seeds: str = field(default="by-name", repr=False)
+    weights: str = field(default="items", repr=False)
     _fits: dict | None = field(default=None, repr=False)
     _reference: ResponseMatrix | None = field(default=None, repr=False)
     _directory: Path | None = field(default=None, repr=False, compare=False)  # where it was loaded from
@@ -183,6 +187,7 @@ class Selection:
             "shortfall": self.shortfall,
             "new_results_note": self.new_results_note,
             "task_seeds": self.task_seeds,
+            "weights": self.weights,
         }
 
     def save(self, directory: str | Path) -> Path:
@@ -253,6 +258,10 @@ class Selection:
         if task_seeds not in _TASK_SEEDS:
             raise ValueError(f"directory: {p} is a damaged manifest (task_seeds {task_seeds!r}, expected one of "
                              f"{', '.join(map(repr, _TASK_SEEDS))})")
+        weights = m.get("weights", "items")  # manifests without the field split their budget by task sizes
+        if weights not in WEIGHTS:
+            raise ValueError(f"directory: {p} is a damaged manifest (weights {_plain(weights)!r}, expected one of "
+                             f"{', '.join(map(repr, WEIGHTS))})")
         try:
             items = pd.Index(m["items"], name="item")
             tasks = pd.DataFrame.from_dict(m["tasks"], orient="index")
@@ -264,7 +273,7 @@ class Selection:
                        budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
                        created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
                        helm_instances=m.get("helm_instances"), new_results_note=m.get("new_results_note"),
-                       task_seeds=task_seeds, _directory=p if p.is_dir() else p.parent)
+                       task_seeds=task_seeds, weights=weights, _directory=p if p.is_dir() else p.parent)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"directory: {p} is an incomplete or damaged manifest "
                              f"({type(exc).__name__}: {exc})") from None
@@ -490,12 +499,104 @@ def _observed_scores(rm: ResponseMatrix, tasks: pd.Series, weights: str = "items
     return score, np.sqrt(var)
 
 
-def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, seed: int, n_splits: int = 5) -> float:
-    """Cross-validated MAE (points) of the whole-benchmark estimate over the reference models."""
+def neyman_shares(rm: ResponseMatrix, tasks: pd.Series, weights: str = "tasks") -> pd.Series:
+    r"""Each task's share of the budget that minimises the variance of the whole-benchmark score ``weights``
+    names, on average over new models like the reference models: :math:`a_t = w_t \bar S_t`.
+
+    The score is :math:`\theta = \sum_t w_t \theta_t`, :math:`\theta_t` the mean over task :math:`t`'s
+    :math:`N_t` items and :math:`w_t` its weight (``1 / T`` each under ``"tasks"``, :math:`N_t / N` under
+    ``"items"``). From :math:`n_t` items drawn at random in each task,
+
+    .. math:: \operatorname{Var} \hat\theta = \sum_t w_t^2 \Bigl(1 - \frac{n_t}{N_t}\Bigr)
+              \frac{S_t^2}{n_t} = \sum_t \frac{w_t^2 S_t^2}{n_t} - \sum_t \frac{w_t^2 S_t^2}{N_t},
+
+    :math:`S_t^2` the new model's per-item variance on the task (:math:`\frac{N_t}{N_t - 1} p_t (1 - p_t)` for
+    0/1 results at accuracy :math:`p_t`). The second sum does not depend on the :math:`n_t`, so under
+    :math:`\sum_t n_t = n` the variance is least at :math:`n_t \propto w_t S_t` (Neyman allocation;
+    :func:`allocate_budget` keeps it within each task's bounds). The new model's :math:`S_t` is unknown before
+    it is run; averaged over models like the references the variance is
+    :math:`\sum_t w_t^2 \overline{S_t^2} / n_t` up to that constant, least at :math:`n_t \propto w_t
+    \bar S_t` with
+
+    .. math:: \bar S_t = \Bigl(\frac{1}{M_t} \sum_m S_{mt}^2\Bigr)^{1/2},
+
+    the root mean square over the :math:`M_t` reference models with two or more results in the task of their
+    per-item standard deviation there (:math:`S_{mt}^2` the sample variance of model :math:`m`'s results on its
+    observed items of task :math:`t`). The mean of the standard deviations, :math:`\frac{1}{M_t}\sum_m S_{mt}`,
+    would minimise no average of the variance. Stratification within a task (``stratified-aipw``,
+    ``sortsearch``) lowers each task's variance below the simple random sample's; the allocation assumes it lowers
+    them alike. A task every reference model scores alike on every item gets a share of 0, hence
+    :func:`allocate_budget`'s minimum.
+
+    Parameters
+    ----------
+    rm : ResponseMatrix
+        The reference models' results.
+    tasks : pandas.Series
+        The task of each item of ``rm``, in its order.
+    weights : {"items", "tasks"}, default="tasks"
+        The score whose variance is minimised.
+
+    Returns
+    -------
+    pandas.Series of float
+        :math:`w_t \bar S_t` per task, indexed by task name in sorted order.
+
+    See Also
+    --------
+    allocate_budget : splits a budget in proportion to these shares.
+    select : uses them under ``weights="tasks"``.
+
+    References
+    ----------
+    Neyman, J. (1934). On the two different aspects of the representative method. *Journal of the Royal
+    Statistical Society* 97(4), 558-625.
+
+    Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Section 5.5.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats import ResponseMatrix
+    >>> y = np.array([[1, 0, 1, 0, 1, 1, 1, 1], [0, 1, 1, 0, 1, 1, 1, 1], [1, 1, 0, 0, 1, 1, 1, 0]], bool)
+    >>> tasks = pd.Series(["a"] * 4 + ["b"] * 4)
+    >>> neyman_shares(ResponseMatrix(y), tasks).round(4).to_dict()   # a: each model half right; b: two all right
+    {'a': 0.2887, 'b': 0.1443}
+    """
+    codes = tasks.astype(str).to_numpy()
+    w = _task_weights(pd.Series(codes), weights)
+    v = rm.values_with_nan().astype(float)
+    out = {}
+    for t, wt in w.items():
+        cols = v[:, codes == t]
+        n = np.isfinite(cols).sum(1)
+        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # a model with fewer than two results in the task
+            var = np.nanvar(cols, axis=1, ddof=1)
+        var = var[n >= 2]
+        out[t] = float(wt) * (float(np.sqrt(var.mean())) if len(var) else 0.0)
+    return pd.Series(out, name="share", dtype=float)
+
+
+def _allocation(rm: ResponseMatrix, tasks: pd.Series, budget: int, weights: str = "items") -> pd.Series:
+    """The budget per task: in proportion to the tasks' sizes for the mean over all items, the Neyman allocation
+    (:func:`neyman_shares`) for the mean of the task means."""
+    sizes = tasks.value_counts().sort_index()
+    if weights == "items":
+        return allocate_budget(sizes, budget)
+    shares = neyman_shares(rm, tasks, weights)
+    if not (shares > 0).any():  # every task alike on every item: no spread to allocate by, the weights decide
+        shares = _task_weights(tasks, weights)
+    return allocate_budget(sizes, budget, shares=shares)
+
+
+def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, seed: int, n_splits: int = 5,
+              weights: str = "items") -> float:
+    """Cross-validated MAE (points) of the whole-benchmark estimate ``weights`` names over the reference models."""
     from sklearn.model_selection import KFold
 
-    alloc = allocate_budget(tasks.value_counts().sort_index(), budget)
-    truth, _ = _observed_scores(rm, tasks)
+    alloc = _allocation(rm, tasks, budget, weights)
+    truth, _ = _observed_scores(rm, tasks, weights)
     err = []
     for tr, va in KFold(min(n_splits, rm.n_models), shuffle=True, random_state=seed).split(np.arange(rm.n_models)):
         fits = _fit_tasks(rm._take(models=tr), tasks, alloc, method, seed)
@@ -503,7 +604,7 @@ def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, se
             # what estimate says of new results (held-out models outside the others' range, ...) is about reference
             # models here, whose errors the cross-validated error already counts: select has no new results
             warnings.filterwarnings("ignore", message="new_results: ")
-            est, _ = _combine(fits, rm._take(models=va), tasks)
+            est, _ = _combine(fits, rm._take(models=va), tasks, weights)
         err.append(np.abs(est.statistic - truth[va]))
     e = np.concatenate(err)
     return float(100 * e[np.isfinite(e)].mean())
@@ -531,11 +632,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
            target_error: float | None = None, seed: int = 0, format: str = "auto", metric: Any = None,
            duplicates: str = "last", filter: str | None = None, tasks: Any = None, budgets: Any = None,
            progress: bool = False, split: str | None = "test", perturbation: Any = None,
-           trials: Any = "mean") -> Selection:
+           trials: Any = "mean", weights: str = "items") -> Selection:
     """Choose the items to evaluate a new model on, from the reference models' per-item results.
 
-    The budget is split over the benchmark's tasks in proportion to their sizes (at least 2 items each); within
-    each task ``method`` chooses the items from the reference models. :meth:`Selection.save` writes the manifest
+    The budget is split over the benchmark's tasks in proportion to their sizes, or for the mean of the task means
+    by Neyman allocation (``weights``), at least 2 items each; within each task ``method`` chooses the items from
+    the reference models. :meth:`Selection.save` writes the manifest
     and lm-evaluation-harness's ``--samples`` file; :func:`estimate` reads the new model's results back.
 
     Parameters
@@ -627,6 +729,17 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     progress : bool, default=False
         Show the progress of the read, the budget search and the fits on a terminal (standard error), each once
         it has taken 2 s.
+    weights : {"items", "tasks"}, default="items"
+        The whole-benchmark score the budget is split for, recorded in the manifest as :func:`estimate`'s default.
+        ``"items"``, the mean over all items: each task gets items in proportion to its size (the variance of
+        that mean is then least when every item varies alike). ``"tasks"``, the mean of the task means: task
+        :math:`t` gets items in proportion to :math:`w_t \\bar S_t`, its weight :math:`1/T` times the root mean
+        square over the reference models of their per-item standard deviation on its items (Neyman allocation,
+        :func:`neyman_shares` derives it), which minimises that mean's variance on average over new models like
+        the references: a large task gets no more items than a small one as spread, a task every reference
+        model gets right or wrong alike only its 2. Either score can be estimated from either selection; the
+        other one is only less precise. Under ``target_error`` the budget search cross-validates the error of
+        this score.
 
     Returns
     -------
@@ -664,6 +777,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: expected one of {list(METHODS)}, got {_plain(method)!r}")
     method = str(method)  # an np.str_ would be kept (and shown as np.str_('random') on numpy 2)
+    if not isinstance(weights, str) or weights not in WEIGHTS:
+        raise ValueError(f"weights: expected 'items' (the mean over all items) or 'tasks' (the mean of the task "
+                         f"means), got {_plain(weights)!r}")
+    weights = str(weights)
     if (budget is None) == (target_error is None):
         raise ValueError("budget: give either a budget or a target_error, not both or neither")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -710,7 +827,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
                 # the folds' fits on part of the reference models: their missing cells are said once, of the
                 # whole reference data, by the selection's own fit below
                 warnings.filterwarnings("ignore", message=r"\w+: \d+ of \d+ cells are missing", category=UserWarning)
-                e = _cv_error(rm, info["task"], b, cv_method, seed) if b < rm.n_items else 0.0
+                e = (_cv_error(rm, info["task"], b, cv_method, seed, weights=weights) if b < rm.n_items
+                     else 0.0)
             rows.append({"budget": b, "cv_mae_points": e})
             if e <= target_error:
                 budget = b
@@ -736,7 +854,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
             raise ValueError(f"{e} (at least 2 items in each of the {len(sizes)} task{'s' if len(sizes) > 1 else ''}"
                              f"{smaller}; at most the reference's {rm.n_items} items)") from None
     budget = check_positive_int(budget, "budget", maximum=rm.n_items)
-    alloc = allocate_budget(sizes, budget)
+    alloc = _allocation(rm, info["task"], budget, weights)
     _warn_small_tasks(alloc, sizes)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
     _refuse_unestimable(fits, method)
@@ -751,7 +869,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
                      item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      effstats_version=_version(), helm_instances=helm_instances(rm, items),
-                     new_results_note=_new_results_note(fits), _fits=fits, _reference=rm)
+                     new_results_note=_new_results_note(fits), weights=weights, _fits=fits, _reference=rm)
 
 
 # Fewest items a task sampled in part needs for an interval that says something, whatever its method. With b items

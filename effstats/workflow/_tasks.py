@@ -167,9 +167,9 @@ def _strata(budget: int, n_strata: int = 10) -> int:
     return max(1, min(n_strata, budget // 2))
 
 
-def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Series:
-    """Split ``budget`` items over tasks in proportion to their sizes (largest remainders), each task getting
-    at least ``min(minimum, size)`` and at most its size.
+def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2, *, shares: Any = None) -> pd.Series:
+    """Split ``budget`` items over tasks in proportion to their sizes, or to given ``shares`` (largest remainders),
+    each task getting at least ``min(minimum, size)`` and at most its size.
 
     Parameters
     ----------
@@ -180,6 +180,18 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
     minimum : int, default=2
         Items every task gets at least (all of a task's items where it has fewer): two give a task's estimate a
         variance. A budget below the sum of these minimums is refused.
+    shares : pandas.Series or dict of float, optional
+        A non-negative finite share per task of ``sizes`` (by name; at least one positive). Task :math:`t` then
+        gets :math:`n_t = \\min(N_t, \\max(m_t, c\\,a_t))` items, :math:`a_t` its share, :math:`N_t` its size,
+        :math:`m_t` its minimum, :math:`c` such that they sum to the budget, rounded by largest remainders and
+        then moved one item at a time between tasks while that lowers :math:`\\sum_t a_t^2 / n_t`: the
+        allocation minimises it over every whole allocation within the bounds. With :math:`a_t = w_t S_t`, a
+        task's weight in a weighted mean of task means times its items' standard deviation, that sum is the
+        variance of the weighted mean from simple random samples of the tasks (up to a term that does not depend
+        on the :math:`n_t`): the Neyman allocation (:func:`select` under ``weights="tasks"``). Items the tasks of
+        positive share cannot hold (all of theirs taken) go to the others in proportion to their sizes. None
+        (the default): in proportion to the sizes, from the minimums up, which is optimal for the mean over all
+        items when every item varies alike.
 
     Returns
     -------
@@ -190,11 +202,22 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
     --------
     select : splits its budget over the tasks so.
 
+    References
+    ----------
+    Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Sections 5.5 (optimum allocation) and 5.8
+    (allocation capped at a stratum's size).
+
     Examples
     --------
     >>> import pandas as pd
     >>> allocate_budget(pd.Series({"arc": 1000, "hellaswag": 3000, "tiny": 3}), 100).to_dict()
     {'arc': 25, 'hellaswag': 73, 'tiny': 2}
+
+    Equal task weights, hellaswag's items half as spread as arc's: it gets half as many.
+
+    >>> allocate_budget(pd.Series({"arc": 1000, "hellaswag": 3000}), 99,
+    ...                 shares={"arc": 0.5, "hellaswag": 0.25}).to_dict()
+    {'arc': 66, 'hellaswag': 33}
     """
     if not isinstance(sizes, pd.Series) or sizes.empty or not pd.api.types.is_integer_dtype(sizes) or (sizes < 1).any():
         raise ValueError(f"sizes: expected a non-empty Series of positive task sizes (ints), got {sizes!r:.80}")
@@ -208,6 +231,7 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
         raise ValueError(f"sizes: the tasks hold {sum(int(v) for v in sizes)} items in all, more than a 64-bit "
                          "count holds")
     minimum = check_positive_int(minimum, "minimum")
+    share = None if shares is None else _check_shares(shares, sizes)
     sizes = sizes.astype(np.int64)
     total = int(sizes.sum())
     budget = check_positive_int(budget, "budget", maximum=total)
@@ -215,12 +239,53 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
     if base.sum() > budget:
         raise ValueError(f"budget: {budget} items cannot cover {len(sizes)} tasks with at least {minimum} items each "
                          f"(need {int(base.sum())}); raise the budget or pass fewer tasks")
+    if share is not None:
+        return pd.Series(_optimal(share, base, sizes.to_numpy(), budget), index=sizes.index, name="budget")
+    return pd.Series(_proportional(sizes.to_numpy(), base, sizes.to_numpy(), budget), index=sizes.index,
+                     name="budget")
+
+
+def _check_shares(shares: Any, sizes: pd.Series) -> np.ndarray:
+    """``shares`` as floats in the order of ``sizes``' tasks; one error naming the argument and the task otherwise.
+    Numbers are shown through ``float`` (numpy 2 would print ``np.float64(nan)``)."""
+    if isinstance(shares, dict):
+        shares = pd.Series(shares, dtype=object)
+    if not isinstance(shares, pd.Series):
+        raise ValueError(f"shares: expected a Series or dict of a share per task (by name), got "
+                         f"{type(shares).__name__}")
+    if shares.index.has_duplicates:
+        raise ValueError(f"shares: task {_plain(shares.index[shares.index.duplicated()][0])!r} is named twice; one "
+                         "share a task")
+    extra = shares.index.difference(sizes.index)
+    if len(extra):
+        raise ValueError(f"shares: task {_plain(extra[0])!r} is not among the tasks of sizes "
+                         f"({_name_list(map(repr, _plain(list(sizes.index))), 5, 'and {} more')})")
+    out = np.empty(len(sizes))
+    for k, t in enumerate(sizes.index):
+        if t not in shares.index:
+            raise ValueError(f"shares: task {_plain(t)!r} has no share; give one for every task of sizes")
+        v = shares[t]
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ValueError(f"shares: task {_plain(t)!r} has {_plain(v)!r}, not a number; expected non-negative "
+                             "finite shares")
+        out[k] = float(v)
+        if not np.isfinite(out[k]) or out[k] < 0:
+            raise ValueError(f"shares: task {_plain(t)!r} has {float(v)}; expected non-negative finite shares")
+    if not (out > 0).any():
+        raise ValueError("shares: every task's share is 0; at least one must be positive")
+    return out
+
+
+def _proportional(weight: np.ndarray, base: np.ndarray, sizes: np.ndarray, budget: int) -> np.ndarray:
+    """From ``base`` up, hand out the rest of ``budget`` in proportion to ``weight`` (positive), a task at most
+    its size, what a full task cannot take going to the others; the last items one at a time by largest
+    fractional share."""
     alloc = base.copy()
-    cap = sizes.to_numpy() - alloc
+    cap = sizes - alloc
     while alloc.sum() < budget:
         rest = budget - alloc.sum()
         open_ = cap > 0
-        share = np.where(open_, sizes.to_numpy(), 0) / np.where(open_, sizes.to_numpy(), 0).sum() * rest
+        share = np.where(open_, weight, 0) / np.where(open_, weight, 0).sum() * rest
         add = np.minimum(np.floor(share).astype(np.int64), cap)
         if add.sum() == 0:  # hand out the remainder one item at a time, largest fractional share first
             frac = np.where(open_, share - np.floor(share), -1.0)
@@ -229,7 +294,53 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
             add = np.minimum(add, cap)
         alloc += add
         cap -= add
-    return pd.Series(alloc, index=sizes.index, name="budget")
+    return alloc
+
+
+def _optimal(a: np.ndarray, low: np.ndarray, high: np.ndarray, budget: int) -> np.ndarray:
+    """The whole allocation within ``[low, high]`` summing to ``budget`` that minimises ``sum(a**2 / n)``.
+
+    The continuous minimum is ``clip(c * a, low, high)`` (the Lagrange condition ``a**2 / n**2`` equal for every
+    task off its bounds), ``c`` found by bisection; rounded by largest remainders; then, the objective being
+    convex and separable, an item moved from the task that loses least by giving one up to the one that gains
+    most by taking one, while the gain is larger: an allocation no such move improves is a whole minimum."""
+    pos = a > 0
+    if int(high[pos].sum() + low[~pos].sum()) <= budget:
+        # the tasks of positive share take all their items; the rest goes to the others as proportional allocation
+        alloc = np.where(pos, high, low)
+        alloc[~pos] = _proportional(high[~pos], low[~pos], high[~pos], budget - int(high[pos].sum()))
+        return alloc
+    a = a / a.max()  # the shares' scale is no matter; the largest 1 keeps c * a finite
+    with np.errstate(over="ignore", divide="ignore"):  # a share that is subnormal, next to the largest
+        lo_c, hi_c = 0.0, min(float(np.max(high[pos] / a[pos])), 1e300)
+    for _ in range(200):  # bisection on c: the clipped sum is monotone in c; lo_c's stays at most the budget
+        mid = (lo_c + hi_c) / 2
+        if np.clip(mid * a, low, high).sum() <= budget:
+            lo_c = mid
+        else:
+            hi_c = mid
+        if hi_c - lo_c <= 1e-15 * hi_c:
+            break
+    x = np.clip(lo_c * a, low, high)
+    alloc = np.clip(np.floor(x).astype(np.int64), low, high)
+    while alloc.sum() < budget:  # largest remainders first among the tasks that can take an item
+        rest = budget - int(alloc.sum())
+        frac = np.where(alloc < high, x - alloc, -np.inf)
+        take = np.argsort(-frac, kind="stable")[: min(rest, int((alloc < high).sum()))]
+        alloc[take] += 1
+    a2 = a ** 2
+    while True:
+        with np.errstate(divide="ignore", invalid="ignore"):  # the bounds' entries, replaced by -inf / inf
+            gain = np.where(alloc < high, a2 / alloc - a2 / (alloc + 1), -np.inf)
+            loss = np.where(alloc > low, a2 / (alloc - 1) - a2 / alloc, np.inf)
+        i = int(np.argmax(gain))
+        loss_i = loss.copy()
+        loss_i[i] = np.inf
+        j = int(np.argmin(loss_i))
+        if not gain[i] > loss_i[j] * (1 + 1e-12):
+            return alloc
+        alloc[i] += 1
+        alloc[j] -= 1
 
 
 # --------------------------------------------------------------------------------------------------- one task's fit
