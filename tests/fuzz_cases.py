@@ -1662,13 +1662,13 @@ def _workflow_cases() -> list[Case]:
                      ("text", FAIL, lambda v, r: "all")]),
         A("target_error",
           [("negative", FAIL, lambda v, r: -1.0), ("text", FAIL, lambda v, r: "abc"), ("huge", FAIL, lambda v, r: 1e9)],
-          "budget")]))
+          "budget"), A("weights", OPTION)]))
     add(Case("estimate", "workflow", fn(W + "estimate"),
              lambda: dict(selection=_workflow_fitted()[1],
                           new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items)), [
         A("selection", PATHLIKE),
         A("new_results", PATHLIKE + [("other-items", FAIL, lambda v, r: _workflow_reference().subset(models=[10]))]),
-        A("duplicates", OPTION),
+        A("duplicates", OPTION), A("weights", OPTION),
         A("restrict_to_manifest", [("text", FAIL, lambda v, r: "yes"), ("int", FAIL, lambda v, r: 3)])]))
     add(Case("estimate(saved)", "workflow", fn(W + "estimate"),
              lambda: dict(selection=_saved_selection(copy=False),
@@ -1690,7 +1690,17 @@ def _workflow_cases() -> list[Case]:
         A("sizes",
           [("empty", FAIL, lambda v, r: pd.Series([], dtype=int)), ("zero", FAIL, lambda v, r: pd.Series({"a": 0})),
                     ("float", FAIL, lambda v, r: pd.Series({"a": 1.5})), ("list", FAIL, lambda v, r: [3, 4])]),
-        A("budget", INT, skip=("huge",)), A("minimum", INT, skip=("huge",))]))
+        A("budget", INT, skip=("huge",)), A("minimum", INT, skip=("huge",)),
+        A("shares", [("nan", FAIL, lambda v, r: pd.Series({"a": np.nan, "b": 1.0})),
+                     ("negative", FAIL, lambda v, r: {"a": -1.0, "b": 1.0}),
+                     ("zeros", FAIL, lambda v, r: {"a": 0, "b": 0}),
+                     ("a-task-short", FAIL, lambda v, r: {"a": 1.0}), ("list", FAIL, lambda v, r: [1.0, 2.0])])]))
+    add(Case("neyman_shares", "workflow", fn(W + "neyman_shares"),
+             lambda: dict(rm=_workflow_reference(), tasks=[i.split("/")[0] for i in _workflow_reference().item_ids]), [
+        A("rm", [("array", FAIL, lambda v, r: np.zeros((2, 2))), ("none", FAIL, lambda v, r: None)]),
+        A("tasks", [("short", FAIL, lambda v, r: ["arc"] * 3), ("text", FAIL, lambda v, r: "arc"),
+                    ("none", FAIL, lambda v, r: None)]),
+        A("weights", OPTION)]))
     add(Case("write_lm_eval_samples", "workflow", fn(W + "write_lm_eval_samples"),
              lambda: dict(responses=_workflow_reference().subset(models=[0, 1]), directory=_tmpdir()), [
         A("responses", [("array", FAIL, lambda v, r: np.zeros((2, 2))), ("none", FAIL, lambda v, r: None)]),

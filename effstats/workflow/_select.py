@@ -532,7 +532,7 @@ def neyman_shares(rm: ResponseMatrix, tasks: pd.Series, weights: str = "tasks") 
     ----------
     rm : ResponseMatrix
         The reference models' results.
-    tasks : pandas.Series
+    tasks : sequence of str
         The task of each item of ``rm``, in its order.
     weights : {"items", "tasks"}, default="tasks"
         The score whose variance is minimised.
@@ -563,7 +563,15 @@ def neyman_shares(rm: ResponseMatrix, tasks: pd.Series, weights: str = "tasks") 
     >>> neyman_shares(ResponseMatrix(y), tasks).round(4).to_dict()   # a: each model half right; b: two all right
     {'a': 0.2887, 'b': 0.1443}
     """
-    codes = tasks.astype(str).to_numpy()
+    if not isinstance(rm, ResponseMatrix):
+        raise ValueError(f"rm: expected a ResponseMatrix of the reference models' results, got {type(rm).__name__}")
+    if isinstance(tasks, (str, bytes)) or not pd.api.types.is_list_like(tasks) or len(tasks) != rm.n_items:
+        raise ValueError(f"tasks: expected the task of each of rm's {rm.n_items} items, got "
+                         f"{len(tasks) if pd.api.types.is_list_like(tasks) else type(tasks).__name__}"
+                         f"{' tasks' if pd.api.types.is_list_like(tasks) else ''}")
+    if not isinstance(weights, str) or weights not in WEIGHTS:
+        raise ValueError(f"weights: expected 'items' or 'tasks', got {_plain(weights)!r}")
+    codes = pd.Series(np.asarray(tasks, dtype=object)).astype(str).to_numpy()
     w = _task_weights(pd.Series(codes), weights)
     v = rm.values_with_nan().astype(float)
     out = {}
