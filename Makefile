@@ -117,13 +117,15 @@ docs: setup
 	$(PY) -m sphinx -b html -E -n -W --keep-going -q -d build/docs-doctrees -w $(DOCS_OUT)/warnings.txt $(SPHINX_ARGS) docs $(DOCS_OUT)
 	@echo "docs: $(DOCS_OUT)/index.html"
 
-# every notebook in full (executed copies + timings in build/notebooks, figures and tables in figures/),
-# then one self-contained HTML report per notebook and an index in build/reports/
-# (a failing notebook is still rendered, up to its error, before make fails)
+# every notebook in full (executed copies + timings in build/notebooks, figures and tables in figures/) and one
+# self-contained HTML report per notebook with an index in build/reports/ (render_reports.py's pages): a finished
+# notebook's page is rendered as soon as a lane has no notebook left to start, beside the notebooks still running
+# (a failing notebook is still rendered, up to its error, before make fails; exit status 2: refused before
+# any notebook ran, e.g. without nbconvert)
 demo: setup
-	@$(PY) scripts/run_notebooks.py --out build/notebooks --jobs $(JOBS); status=$$?; \
-	$(PY) scripts/render_reports.py --notebooks build/notebooks --out build/reports || exit 1; \
-	echo "figures and tables written to figures/; reports: build/reports/index.html"; exit $$status
+	@$(PY) scripts/run_notebooks.py --out build/notebooks --reports build/reports --jobs $(JOBS); status=$$?; \
+	[ $$status = 2 ] || echo "figures and tables written to figures/; reports: build/reports/index.html"; \
+	exit $$status
 
 # render the already-executed notebooks in build/notebooks again (no execution)
 reports:

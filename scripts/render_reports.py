@@ -22,9 +22,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-import jinja2
 import nbformat
-from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIR = Path("/usr/share/javascript/katex")  # Debian's libjs-katex
@@ -161,8 +159,23 @@ def _drop_widgets(nb: nbformat.NotebookNode) -> None:
         cell.outputs = [o for o in cell.get("outputs", []) if "data" not in o or o["data"]]
 
 
+def nbconvert_missing() -> str | None:
+    """None when nbconvert (and the Jinja2 it renders with) can be imported, else why not, in one line."""
+    try:
+        import jinja2  # noqa: F401
+        import nbconvert  # noqa: F401
+    except ImportError as exc:
+        return (f"{type(exc).__name__}: {exc}; the HTML reports need nbconvert (Debian: python3-nbconvert, "
+                "which make setup installs; pip: nbconvert)")
+    return None
+
+
 def render_notebook(nb: nbformat.NotebookNode, name: str, *, meta: str, code_open: bool = False) -> str:
     """One executed notebook as a self-contained HTML page (str)."""
+    # imported here: the folder's other readers (the index, run_notebooks.py's check) need no nbconvert
+    import jinja2
+    from nbconvert import HTMLExporter
+
     _drop_widgets(nb)
     exporter = HTMLExporter(
         template_name="lab",
@@ -213,47 +226,45 @@ as make demo does on 2 or more cores)</th><th class="num">{total}</th><th colspa
 """
 
 
-def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, names: list[str] | None = None,
-               code: str = "folded") -> list[Path]:
-    """Render every executed notebook in nb_dir (or those named) and write out_dir/index.html; returns the pages.
+def render_page(path: Path, out_dir: Path, timing: dict, claims: tuple[int, int, int] | None, *,
+                code: str = "folded") -> Path:
+    """Render one executed notebook ``path`` as out_dir/<name>.html and return the page.
 
-    Claims are read from ``figures`` if given, else from the folder the run wrote them to (timings.csv), else
-    from $EFFSTATS_FIGURES or figures/: a FAST run with EFFSTATS_FIGURES=/tmp/x is not credited with the claims
-    of the committed full run.
+    ``timing`` is its row of timings.csv ({} without one) and ``claims`` what :func:`read_claims` read from its claims
+    table: the page's header says when, how long and how the run went, and how many of its claims hold.
     """
-    paths = sorted(nb_dir.glob("*.ipynb"))
-    if names:
-        unknown = sorted(set(names) - {p.stem for p in paths} - {p.name for p in paths})
-        if unknown:
-            raise FileNotFoundError(f"names: no executed notebook {unknown} in {nb_dir} "
-                                    f"(have {[p.stem for p in paths]})")
-        paths = [p for p in paths if p.stem in names or p.name in names]
-    if not paths:
-        raise FileNotFoundError(f"notebooks: no executed notebook in {nb_dir} (run `make demo` or "
-                                f"scripts/run_notebooks.py --out {nb_dir})")
-    timings = read_timings(nb_dir / "timings.csv")
+    nb = nbformat.read(path, as_version=4)
+    t = timing
+    meta = (f"{path.name}: executed {t.get('finished_utc', '?')} UTC in {_mmss(t.get('seconds'))} "
+            f"({t.get('mode', '?')} mode, {t.get('status', '?')})" if t else f"{path.name}")
+    if claims is not None:
+        meta += (f"; claims holding: {claims[0]} of {claims[1]} "
+                 f"({claims[2]} of them: a paper's number does not replicate)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    page = out_dir / f"{path.stem}.html"
+    page.write_text(render_notebook(nb, path.stem, meta=meta, code_open=code == "shown"), encoding="utf-8")
+    print(f"  {page} ({page.stat().st_size / 1e6:.1f} MB)", flush=True)
+    return page
+
+
+def claims_reader(timings: dict[str, dict], figures: Path | None = None):
+    """``claims_of(stem)``: a notebook's claims counts (:func:`read_claims`) from ``figures`` if given, else from the
+    folder its run wrote them to (its row of ``timings``), else from $EFFSTATS_FIGURES or figures/."""
     default_figures = Path(os.environ.get("EFFSTATS_FIGURES", ROOT / "figures"))
 
     def claims_of(stem: str) -> tuple[int, int, int] | None:
         folder = figures or Path(timings.get(stem, {}).get("figures") or default_figures)
         return read_claims(folder / f"{stem}_claims.csv")
 
+    return claims_of
+
+
+def write_index(nb_dir: Path, out_dir: Path, figures: Path | None = None) -> Path:
+    """Write out_dir/index.html: every report in out_dir (not only this run's) with its notebook's title, run time
+    and status (nb_dir/timings.csv), claims and figures; returns its path."""
+    timings = read_timings(nb_dir / "timings.csv")
+    claims_of = claims_reader(timings, figures)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for p in paths:
-        nb = nbformat.read(p, as_version=4)
-        t = timings.get(p.stem, {})
-        meta = (f"{p.name}: executed {t.get('finished_utc', '?')} UTC in {_mmss(t.get('seconds'))} "
-                f"({t.get('mode', '?')} mode, {t.get('status', '?')})" if t else f"{p.name}")
-        claims = claims_of(p.stem)
-        if claims is not None:
-            meta += (f"; claims holding: {claims[0]} of {claims[1]} "
-                     f"({claims[2]} of them: a paper's number does not replicate)")
-        page = out_dir / f"{p.stem}.html"
-        page.write_text(render_notebook(nb, p.stem, meta=meta, code_open=code == "shown"), encoding="utf-8")
-        written.append(page)
-        print(f"  {page} ({page.stat().st_size / 1e6:.1f} MB)", flush=True)
-    # the index lists every rendered report in out_dir (not only this run's)
     rows, total = [], 0.0
     for page in sorted(out_dir.glob("*.html")):
         if page.name == "index.html":
@@ -280,6 +291,31 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, name
     index.write_text(INDEX.format(rows="\n".join(rows), total=_mmss(total),
                                   rendered=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")), encoding="utf-8")
     print(f"  {index}", flush=True)
+    return index
+
+
+def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, names: list[str] | None = None,
+               code: str = "folded") -> list[Path]:
+    """Render every executed notebook in nb_dir (or those named) and write out_dir/index.html; returns the pages.
+
+    Claims are read from ``figures`` if given, else from the folder the run wrote them to (timings.csv), else
+    from $EFFSTATS_FIGURES or figures/: a FAST run with EFFSTATS_FIGURES=/tmp/x is not credited with the claims
+    of the committed full run.
+    """
+    paths = sorted(nb_dir.glob("*.ipynb"))
+    if names:
+        unknown = sorted(set(names) - {p.stem for p in paths} - {p.name for p in paths})
+        if unknown:
+            raise FileNotFoundError(f"names: no executed notebook {unknown} in {nb_dir} "
+                                    f"(have {[p.stem for p in paths]})")
+        paths = [p for p in paths if p.stem in names or p.name in names]
+    if not paths:
+        raise FileNotFoundError(f"notebooks: no executed notebook in {nb_dir} (run `make demo` or "
+                                f"scripts/run_notebooks.py --out {nb_dir})")
+    timings = read_timings(nb_dir / "timings.csv")
+    claims_of = claims_reader(timings, figures)
+    written = [render_page(p, out_dir, timings.get(p.stem, {}), claims_of(p.stem), code=code) for p in paths]
+    write_index(nb_dir, out_dir, figures)
     return written
 
 
@@ -293,6 +329,10 @@ def main(argv: list[str] | None = None) -> int:
                          "timings.csv by run_notebooks.py, else $EFFSTATS_FIGURES or figures/)")
     ap.add_argument("--code", choices=["folded", "shown"], default="folded", help="code cells folded or open")
     args = ap.parse_args(argv)
+    missing = nbconvert_missing()
+    if missing is not None:
+        print(f"render_reports: {missing}", file=sys.stderr)
+        return 1
     try:
         render_all(args.notebooks, args.out, args.figures, names=args.names, code=args.code)
     except FileNotFoundError as exc:

@@ -7,10 +7,14 @@ its inline backend as in Jupyter. Prints each notebook's elapsed time and the CP
 of its kernel (with the kernel's children: what the notebook costs, however busy the machine) and a summary table;
 with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
 A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
+With --reports DIR each executed copy is also rendered as render_reports.py renders it (DIR/<name>.html, the same
+page), and DIR/index.html at the end: a finished notebook's page waits while every lane runs a notebook and is
+rendered in the first lane that has no notebook left to start, beside the notebooks still running, rather than
+after all of them.
 Without the released per-item predictions (effstats.datasets.data_root, as the kernel looks them up) only the notebooks
 that need none run (NEEDS_NO_DATA), after one line saying where to put the predictions; the exit status is then 1.
 
-Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [--timeout SECONDS] [NAME ...]
+Usage: run_notebooks.py [--fast] [--out DIR [--reports DIR]] [--jobs N] [--timeout SECONDS] [NAME ...]
 """
 from __future__ import annotations
 
@@ -275,6 +279,31 @@ def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool, timeou
             "figures": str((path.parent / kernel_env(fast)["EFFSTATS_FIGURES"]).resolve())}
 
 
+def _render_reports():
+    """scripts/render_reports.py as a module (this folder is no package; a spawned worker loads it the same way)."""
+    import importlib.util
+
+    module = sys.modules.get("render_reports")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("render_reports", Path(__file__).with_name("render_reports.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["render_reports"] = module
+    return module
+
+
+def render_one(copy: Path, reports: Path, row: dict) -> str | None:
+    """Render the executed copy of one notebook as reports/<name>.html, as render_reports.py renders it from
+    timings.csv (``row`` is the notebook's row there); None when done, else the one line that says why not (never
+    raises)."""
+    try:
+        rr = _render_reports()
+        rr.render_page(copy, reports, row, rr.claims_reader({row["notebook"]: row})(row["notebook"]))
+    except Exception as exc:  # one page that cannot be rendered does not stop the others
+        return f"{copy.stem}: {type(exc).__name__}: {exc}"
+    return None
+
+
 def _stop_pool(pool, signum: int) -> None:
     """Stopped (make interrupted, a timeout): end the worker processes and the kernels they started, then exit.
 
@@ -308,26 +337,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1,
                     help="notebooks run at once (default 1); >1 starts the longest (by the last timings.csv) first")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds a cell may take (default 3600)")
+    ap.add_argument("--reports", type=Path,
+                    help="directory for the HTML reports (render_reports.py's pages, rendered as lanes free up, and "
+                         "index.html); needs --out")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs: expected an integer >= 1, got {args.jobs}")
     if args.timeout < 1:
         ap.error(f"--timeout: expected an integer >= 1, got {args.timeout}")
+    if args.reports is not None and args.out is None:
+        ap.error("--reports: needs --out (the folder of the executed copies that the reports render)")
     paths = sorted(NOTEBOOKS.glob("*.ipynb"))
     if args.names:
         unknown = sorted(set(args.names) - {p.stem for p in paths} - {p.name for p in paths})
         if unknown:
             ap.error(f"names: no notebook {unknown} in {NOTEBOOKS} (have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in args.names or p.name in args.names]
-    if args.out is not None:
-        # before any notebook runs (a long one would run for nothing): a directory that can be made
+    # before any notebook runs (a long one would run for nothing): directories that can be made, a renderer
+    for option, folder, what in [("--out", args.out, "the executed copies and timings.csv"),
+                                 ("--reports", args.reports, "the HTML reports")]:
+        if folder is None:
+            continue
         try:
-            if args.out.exists() and not args.out.is_dir():
+            if folder.exists() and not folder.is_dir():
                 raise NotADirectoryError(0, "it exists and is not a directory")
-            args.out.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"{ap.prog}: error: --out: cannot use {str(args.out)!r} ({exc.strerror or exc}); give a directory "
-                  "for the executed copies and timings.csv", file=sys.stderr)
+            print(f"{ap.prog}: error: {option}: cannot use {str(folder)!r} ({exc.strerror or exc}); give a directory "
+                  f"for {what}", file=sys.stderr)
+            return 2
+    if args.reports is not None:
+        missing = _render_reports().nbconvert_missing()
+        if missing is not None:
+            print(f"{ap.prog}: error: --reports: cannot render: {missing}", file=sys.stderr)
             return 2
     no_data = None
     if any(p.stem not in NEEDS_NO_DATA for p in paths):
@@ -342,8 +384,12 @@ def main(argv: list[str] | None = None) -> int:
     (ROOT / "figures").mkdir(exist_ok=True)
     jobs = min(args.jobs, len(paths)) or 1
     wall = time.perf_counter()
+    unrendered = []  # the lines saying which pages could not be rendered
     if jobs == 1:
         rows = [run_one(p, args.fast, args.out, progress=True, timeout=args.timeout) for p in paths]
+        if args.reports is not None:  # the one lane is free once the last notebook has run
+            unrendered = [render_one(args.out / p.name, args.reports, r) for p, r in zip(paths, rows)
+                          if (args.out / p.name).is_file()]
     else:
         import concurrent.futures as cf
         import multiprocessing as mp
@@ -355,14 +401,32 @@ def main(argv: list[str] | None = None) -> int:
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 signal.signal(sig, lambda signum, frame: _stop_pool(pool, signum))
-            futures = [pool.submit(run_one, p, args.fast, args.out, False, args.timeout) for p in paths]
-            rows = sorted((f.result() for f in futures), key=lambda r: r["notebook"])
+            # the pool starts its tasks in the order they were given: a page asked for when its notebook ends
+            # comes after the notebooks still waiting, so it is rendered by a lane that has none left to start
+            runs = {pool.submit(run_one, p, args.fast, args.out, False, args.timeout): p for p in paths}
+            waiting, rows = set(runs), []
+            while waiting:
+                done, waiting = cf.wait(waiting, return_when=cf.FIRST_COMPLETED)
+                for future in done:
+                    if future not in runs:
+                        unrendered.append(future.result())
+                        continue
+                    rows.append(future.result())
+                    copy = args.out / runs[future].name if args.out is not None else None
+                    if args.reports is not None and copy.is_file():
+                        waiting.add(pool.submit(render_one, copy, args.reports, rows[-1]))
+            rows.sort(key=lambda r: r["notebook"])
     if rows:
         print("\n" + summary_table(rows), flush=True)
         if jobs > 1:
             print(f"wall time with {jobs} notebooks at once: {time.perf_counter() - wall:.1f} s", flush=True)
     if args.out is not None and rows:
         print(f"timings written to {write_timings(args.out, rows)}")
+    unrendered = [line for line in unrendered if line is not None]
+    if args.reports is not None and rows:
+        print(f"reports: {_render_reports().write_index(args.out, args.reports)}", flush=True)
+        for line in unrendered:
+            print(f"reports: NOT rendered: {line}", file=sys.stderr, flush=True)
     figures = (NOTEBOOKS / kernel_env(args.fast)["EFFSTATS_FIGURES"]).resolve()  # as the kernels saw it
     if args.fast and rows and figures == (ROOT / "figures").resolve():
         print(f"note: {figures} now holds FAST-mode figures and tables of {[r['notebook'] for r in rows]}; "
@@ -370,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     if no_data is not None:
         print(f"{no_data}\nnot run: {', '.join(skipped)}", file=sys.stderr, flush=True)
         return 1
-    return int(any(r["status"] != "ok" for r in rows))
+    return int(any(r["status"] != "ok" for r in rows) or bool(unrendered))
 
 
 if __name__ == "__main__":

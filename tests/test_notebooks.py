@@ -340,6 +340,81 @@ def test_a_timeout_below_one_second_is_refused_before_any_notebook_runs(capsys):
     out, err = capsys.readouterr()
     assert exc.value.code == 2 and out == "" and "--timeout" in err.strip().splitlines()[-1]
 
+def test_reports_without_nbconvert_are_refused_in_one_line_before_any_notebook_runs(tmp_path, monkeypatch, capsys):
+    # make demo renders the reports as the notebooks end: where nbconvert cannot be imported (Debian 13's stack as
+    # the tests see it) it says so in one line naming --reports before a notebook runs for nothing, and writes nothing
+    monkeypatch.setitem(sys.modules, "nbconvert", None)  # `import nbconvert` raises ModuleNotFoundError
+    out, reports = tmp_path / "out", tmp_path / "reports"
+    assert run_notebooks.main(["--fast", "--out", str(out), "--reports", str(reports), NOTEBOOKS[0].stem]) == 2
+    stdout, err = capsys.readouterr()
+    assert stdout == "" and len(err.strip().splitlines()) == 1, err
+    assert "error: --reports: cannot render: " in err and "nbconvert" in err and "Traceback" not in err
+    assert not list(out.iterdir()) and not list(reports.iterdir())
+    # the reports render executed copies: --reports without --out is refused as well
+    with pytest.raises(SystemExit) as exc:
+        run_notebooks.main(["--fast", "--reports", str(reports), NOTEBOOKS[0].stem])
+    assert exc.value.code == 2 and "--reports: needs --out" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+@needs_kernel
+def test_reports_render_as_lanes_free_and_equal_render_reports(tmp_path):
+    # make demo (--jobs 2 --reports): a finished notebook's page waits while both lanes run notebooks and is
+    # rendered by the first lane with none left to start, beside the notebook still running; the pages are those
+    # render_reports.py renders from the same executed copies afterwards, a failing notebook's too
+    pytest.importorskip("nbconvert", reason="the HTML reports need nbconvert (python3-nbconvert)")
+    rr = _script("render_reports")
+    root = tmp_path / "tree"  # the runner and renderer in a tree of their own, with its own notebooks/
+    (root / "scripts").mkdir(parents=True)
+    for name in ("run_notebooks", "render_reports"):
+        (root / "scripts" / f"{name}.py").write_bytes((ROOT / "scripts" / f"{name}.py").read_bytes())
+    code = nbformat.v4.new_code_cell
+    waits = ("import time, pathlib\n"
+             "pages = [pathlib.Path('../reports') / f'{n}.html' for n in ('a', 'b')]\n"
+             "t = time.monotonic()\n"
+             "while not all(p.exists() for p in pages) and time.monotonic() - t < 240:\n"
+             "    time.sleep(0.2)\n"
+             "print('pages while running:', all(p.exists() for p in pages))")
+    claims = ("import os, pathlib\n"
+              "pathlib.Path(os.environ['EFFSTATS_FIGURES'], 'a_claims.csv').write_text("
+              "'claim,paper,ours,holds\\nx,1,1,True\\ny,1,2,False\\n')")
+    notebooks = {
+        "long": [nbformat.v4.new_markdown_cell("# The long one"), code(waits)],
+        "a": [nbformat.v4.new_markdown_cell("# Alpha\n\nThe error $E = |y - \\hat y|$."), code(claims)],
+        "b": [code("import pathlib; print('a before b ended:', pathlib.Path('../reports/a.html').exists())"),
+              code("1 / 0"), code("print('never')")],
+    }
+    (root / "notebooks").mkdir()
+    for name, cells in notebooks.items():
+        nbformat.write(nbformat.v4.new_notebook(cells=cells), root / "notebooks" / f"{name}.ipynb")
+    # the last run's CPU seconds order the lanes: long first, then a and b one after the other in the second lane
+    run_notebooks.write_timings(root / "out", [
+        {"notebook": n, "mode": "fast", "seconds": c, "cpu_seconds": c, "status": "ok"}
+        for n, c in (("long", "100.0"), ("a", "2.0"), ("b", "1.0"))])
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env.update(EFFSTATS_DATA=str(tmp_path), EFFSTATS_FIGURES=str(root / "figures"))
+    proc = subprocess.run([sys.executable, str(root / "scripts" / "run_notebooks.py"), "--fast", "--jobs", "2",
+                           "--out", str(root / "out"), "--reports", str(root / "reports")],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-3000:]  # b failed
+    assert "ZeroDivisionError" in proc.stderr and "NOT rendered" not in proc.stderr, proc.stderr[-3000:]
+    ran = {n: nbformat.read(root / "out" / f"{n}.ipynb", as_version=4) for n in notebooks}
+    assert ran["b"].cells[0].outputs[0]["text"] == "a before b ended: False\n"  # both lanes busy: a's page waited
+    assert ran["long"].cells[1].outputs[0]["text"] == "pages while running: True\n"  # then rendered beside long
+    assert sorted(p.name for p in (root / "reports").iterdir()) == ["a.html", "b.html", "index.html", "long.html"]
+    rr.render_all(root / "out", tmp_path / "again")
+    for name in notebooks:
+        assert (root / "reports" / f"{name}.html").read_bytes() == (tmp_path / "again" / f"{name}.html").read_bytes()
+    index, again = ((d / "index.html").read_text().splitlines() for d in (root / "reports", tmp_path / "again"))
+    rendered = [i for i, line in enumerate(index) if "Rendered " in line]
+    assert len(rendered) == 1 and len(index) == len(again)
+    assert [x for i, x in enumerate(index) if i not in rendered] == [y for i, y in enumerate(again)
+                                                                     if i not in rendered]
+    page_a = (root / "reports" / "a.html").read_text()
+    assert "claims holding: 1 of 2" in page_a and "1 / 2 (0 not replicating)" in index[
+        [i for i, line in enumerate(index) if 'href="a.html"' in line][0]]
+    assert "ZeroDivisionError" in (root / "reports" / "b.html").read_text()
+
+
 @needs_kernel
 @pytest.mark.notebook
 @pytest.mark.xdist_group("notebooks")
