@@ -424,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"timings written to {write_timings(args.out, rows)}")
     unrendered = [line for line in unrendered if line is not None]
     if args.reports is not None and rows:
-        print(f"reports: {_render_reports().write_index(args.out, args.reports)}", flush=True)
+        _render_reports().write_index(args.out, args.reports)
         for line in unrendered:
             print(f"reports: NOT rendered: {line}", file=sys.stderr, flush=True)
     figures = (NOTEBOOKS / kernel_env(args.fast)["EFFSTATS_FIGURES"]).resolve()  # as the kernels saw it
