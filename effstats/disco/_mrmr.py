@@ -63,12 +63,20 @@ def _ross_mi(x: np.ndarray, y: np.ndarray, n_neighbors: int) -> np.ndarray:
         yp = ys[pos]
         first = rows >= n0[j]
         lo, hi = np.where(first, n0[j], 0), np.where(first, m, n0[j])
-        near = np.full((m, len(j), 2 * k), np.inf)  # distances to the k before and the k after in the class
+        # before[o - 1], after[o - 1]: the distance to the o-th model before and after in the class (inf beyond it),
+        # each ascending in o as the class is sorted by y
+        before, after = [], []
         for o in range(1, k + 1):
-            near[:, :, o - 1] = np.where(rows - o >= lo, np.abs(yp[np.maximum(rows - o, 0), at] - yp), np.inf)
-            near[:, :, k + o - 1] = np.where(rows + o < hi, np.abs(yp[np.minimum(rows + o, m - 1), at] - yp), np.inf)
+            gap = np.full((m, len(j)), np.inf)
+            gap[o:] = np.abs(yp[:-o] - yp[o:])
+            before.append(np.where(rows - o >= lo, gap, np.inf))
+            after.append(np.where(rows + o < hi, np.roll(gap, -o, axis=0), np.inf))
+        # the k-th smallest of two ascending lists of k: the least over t of max(t-th before, (k - t)-th after)
+        kth = np.minimum(before[k - 1], after[k - 1])
+        for t in range(1, k):
+            np.minimum(kth, np.maximum(before[t - 1], after[k - t - 1]), out=kth)
         d = np.empty((m, len(j)))
-        d[by_y[pos], at] = np.partition(near, k - 1, axis=2)[:, :, k - 1]  # (M, J): distance to the k-th, by model
+        d[by_y[pos], at] = kth  # (M, J): distance to the k-th, by model
         # models of either class within that distance (itself included); at least itself
         within = np.empty((m, len(j)), dtype=np.int64)
         for i in range(m):
