@@ -1,7 +1,8 @@
 """Real per-item results written in every layout the evaluation loop reads, for its end-to-end tests.
 
 The data are the bundled digits lifelong benchmark (real scikit-learn classifiers on shifted copies of the digits
-images; two or three of its domains as tasks) and the real CIFAR-10 test-set predictions of ``../shared``. Each
+images; two or three of its domains as tasks) and the real CIFAR-10 test-set predictions of ``$EFFSTATS_DATA`` or
+``shared/data/predictions`` beside the checkout. Each
 writer takes a binary :class:`~effstats.ResponseMatrix` with item ids ``<task>/<doc_id>`` and writes what a harness
 or a user would have: lm-eval ``--log_samples`` folders (through the library's own writer), long and wide CSV
 tables, HELM run folders, Parquet tables.
@@ -9,6 +10,7 @@ tables, HELM run folders, Parquet tables.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,24 @@ from effstats.workflow import write_lm_eval_samples
 
 FORMATS = ("lm-eval-acc", "lm-eval-ll", "long-csv", "wide-csv", "helm", "parquet")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "predictions"
+
+
+def shared_predictions() -> Path:
+    """Where the shared predictions are looked for: the folder ``EFFSTATS_DATA`` names (the predictions, or a folder
+    holding ``predictions/``, as :func:`effstats.datasets.data_root` reads it), else ``shared/data/predictions``
+    beside the checkout.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``EFFSTATS_DATA`` is set but is not a directory.
+    """
+    env = os.environ.get("EFFSTATS_DATA")
+    if not env:
+        return SHARED
+    if not Path(env).expanduser().is_dir():
+        raise FileNotFoundError(f"EFFSTATS_DATA={env!r} is not a directory")
+    return Path(env).expanduser()
 
 
 def has_parquet() -> bool:
@@ -44,11 +64,12 @@ def digits(n_models: int = 42, per_task: int = 150, domains=("clean", "gauss_0.3
 
 def cifar10(n_models: int = 30, per_task: int = 200) -> ResponseMatrix | None:
     """Real CIFAR-10 classifiers' correctness on the first ``per_task`` images of CIFAR-10's test set and of
-    CIFAR-10.1 v6 (two tasks), or None when the shared predictions are not there."""
+    CIFAR-10.1 v6 (two tasks), or None when the shared predictions (:func:`shared_predictions`) are not there."""
     from effstats.datasets import load_cifar10_predictions
 
+    root = shared_predictions()
     try:
-        rm = load_cifar10_predictions(root=SHARED, domains=["cifar10", "cifar10.1_v6"])
+        rm = load_cifar10_predictions(root=root, domains=["cifar10", "cifar10.1_v6"])
     except (FileNotFoundError, ValueError):
         return None
     first = rm.items.groupby("domain").cumcount() < per_task

@@ -2,11 +2,11 @@
 layout × the new results' layout × an option, each cell a named test through the command line's ``main``.
 
 Data: real per-item results, the bundled digits benchmark (42 scikit-learn classifiers, 3 domains of 100 images as
-tasks) and, where the shared predictions are installed, CIFAR-10 (30 classifiers, CIFAR-10 test and CIFAR-10.1 v6,
-150 images each); a cell takes one of them by its position. The reference models' results are written in each
-layout (lm-eval logs whose records carry 0/1 ``acc`` only, lm-eval logs whose ``resps`` carry per-choice
-log-likelihoods, long and wide CSV, HELM run folders, Parquet where pyarrow is installed), the held-out models'
-results on the chosen items in the new-results layout.
+tasks) and, where the shared predictions are installed (``$EFFSTATS_DATA``, else ``shared/data/predictions`` beside
+the checkout), CIFAR-10 (30 classifiers, CIFAR-10 test and CIFAR-10.1 v6, 150 images each); a cell takes one of them
+by its position. The reference models' results are written in each layout (lm-eval logs whose records carry 0/1
+``acc`` only, lm-eval logs whose ``resps`` carry per-choice log-likelihoods, long and wide CSV, HELM run folders,
+Parquet where pyarrow is installed), the held-out models' results on the chosen items in the new-results layout.
 
 Each cell runs ``select`` and ``estimate`` (the ``random`` column also ``sequential start`` / ``update``) and holds
 them to what a user is promised: exit 0 with the report, or, where the choice cannot work, exit 2 with one line
@@ -102,6 +102,16 @@ def _cells():
         if cell in KNOWN:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[cell]))
         yield pytest.param(*cell, id=_id(cell), marks=marks)
+
+
+def test_shared_predictions_follow_effstats_data(monkeypatch, tmp_path):
+    monkeypatch.delenv("EFFSTATS_DATA", raising=False)
+    assert L.shared_predictions() == L.SHARED
+    monkeypatch.setenv("EFFSTATS_DATA", str(tmp_path))
+    assert L.shared_predictions() == tmp_path and L.cifar10() is None  # no CIFAR-10 there, wherever the checkout is
+    monkeypatch.setenv("EFFSTATS_DATA", str(tmp_path / "absent"))
+    with pytest.raises(FileNotFoundError, match="EFFSTATS_DATA="):
+        L.cifar10()
 
 
 # ------------------------------------------------------------------------------------------------------- the data
