@@ -8,16 +8,18 @@ by its position. The reference models' results are written in each layout (lm-ev
 ``acc`` only, lm-eval logs whose ``resps`` carry per-choice log-likelihoods, long and wide CSV, HELM run folders,
 Parquet where pyarrow is installed), the held-out models' results on the chosen items in the new-results layout.
 
-Each cell runs ``select`` and ``estimate`` (the ``random`` column also ``sequential start`` / ``update``) and holds
-them to what a user is promised: exit 0 with the report, or, where the choice cannot work, exit 2 with one line
-naming the argument (never a traceback); the cells' expected refusals are listed in ``_refusal``. Estimates lie in
-[0, 1] and count the chosen items; the design-based methods' intervals are never points (a sample's items may all
-be alike), and their 95 % intervals cover the held-out models' scores on every item of the scored tasks: over the
-cells run (``test_design_based_coverage_over_the_cells``, last) the coverage must reach
-0.95 - 3.09 sqrt(0.95 · 0.05 / c) over c cells (a one-sided 0.1 % binomial bound with each cell one observation: a
-cell's models share its items, so the cell, not the model, is the independent unit). Model-based estimates must be
-within 0.2 of the truth on average over a cell's models (a misread input, e.g. items matched wrongly, is off by far
-more).
+Each cell runs ``select`` and ``estimate`` (the ``random`` column also ``sequential start`` / ``update``, each batch
+run as its harness reads it: the documents of ``lm_eval_samples.json``; for a HELM reference, HELM runs of the whole
+run specs ``helm_instances.json`` names, read back with ``--restrict-to-manifest``, or results on ``items.json``'s
+ids in the other layouts) and holds them to what a user is promised: exit 0 with the report, or, where the choice
+cannot work, exit 2 with one line naming the argument (never a traceback); the cells' expected refusals are listed
+in ``_refusal``. Estimates lie in [0, 1] and count the chosen items; the design-based methods' intervals are never
+points (a sample's items may all be alike), and their 95 % intervals cover the held-out models' scores on every item
+of the scored tasks: over the cells run (``test_design_based_coverage_over_the_cells``, last) the coverage must
+reach 0.95 - 3.09 sqrt(0.95 · 0.05 / c) over c cells (a one-sided 0.1 % binomial bound with each cell one
+observation: a cell's models share its items, so the cell, not the model, is the independent unit). Model-based
+estimates must be within 0.2 of the truth on average over a cell's models (a misread input, e.g. items matched
+wrongly, is off by far more).
 
 The fast slice is a pairwise covering array of the four factors (every pair of values of any two factors in some
 cell); the whole product is marked ``slow``.
@@ -313,12 +315,36 @@ def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
 
     if method == "random" and option in ("plain", "duplicates-first", "duplicates-last", "missing-cells",
                                          "metric-acc_norm", "new-missing-task"):
-        _sequential(data, reference, new_fmt, option, tmp_path, capsys)
+        _sequential(data, reference, ref_fmt, new_fmt, option, tmp_path, capsys)
 
 
-def _sequential(data: Data, reference: Path, new_fmt: str, option: str, tmp_path: Path, capsys) -> None:
-    """``sequential start`` with a precision rule and ``update`` with one held-out model's batches to the decision;
-    its repeated confidence interval (random items) covers the model's score on every item."""
+def _batch(folder: Path, ref_fmt: str, new_fmt: str, benchmark: pd.Index) -> tuple[list[str], list[str]]:
+    """A batch as its harness reads it: which of the ``benchmark``'s ids to run and the extra ``sequential update``
+    arguments. lm-eval runs the documents of ``lm_eval_samples.json``; for a HELM reference, ``helm-run`` runs every
+    instance of the run specs ``helm_instances.json`` names (read back with ``--restrict-to-manifest``), a table is
+    filled in for ``items.json``'s ids. The batch file lists exactly ``items.json``'s ids."""
+    ids = json.loads((folder / "items.json").read_text())
+    assert len(set(ids)) == len(ids), ids
+    if ref_fmt == "helm":
+        assert not (folder / "lm_eval_samples.json").exists()
+        runs = json.loads((folder / "helm_instances.json").read_text())
+        listed = [f"{spec}/{iid}" for spec, iids in runs.items() for iid in iids]
+        assert sorted(listed) == sorted(ids), (runs, ids)
+        if new_fmt != "helm":
+            return ids, []
+        return [i for i in benchmark if i.rpartition("/")[0] in runs], ["--restrict-to-manifest"]
+    assert not (folder / "helm_instances.json").exists()
+    docs = json.loads((folder / "lm_eval_samples.json").read_text())
+    listed = [f"{t}/{d}" for t, ds in docs.items() for d in ds]
+    assert sorted(listed) == sorted(ids), (docs, ids)
+    return listed, []
+
+
+def _sequential(data: Data, reference: Path, ref_fmt: str, new_fmt: str, option: str, tmp_path: Path,
+                capsys) -> None:
+    """``sequential start`` with a precision rule and ``update`` with one held-out model's batches to the decision
+    (each batch run as its harness reads it, :func:`_batch`); its repeated confidence interval (random items)
+    covers the model's score on every item."""
     seq, model = tmp_path / "seq", data.new.model_ids[0]
     argv = ["sequential", "start", reference, "--half-width", 0.1, "--initial", 40, "--batch", 40, "--out", seq]
     if option.startswith("duplicates"):
@@ -328,16 +354,17 @@ def _sequential(data: Data, reference: Path, new_fmt: str, option: str, tmp_path
     code, out, err = _run(argv, capsys)
     _check(code, err, None, "sequential start")
     for look in range(1, 100):
-        batch = json.loads((seq / f"batch_{look:03d}" / "lm_eval_samples.json").read_text())
-        items = [f"{t}/{d}" for t, docs in batch.items() for d in docs]
+        items, extra = _batch(seq / f"batch_{look:03d}", ref_fmt, new_fmt, pd.Index(data.new.item_ids))
         new = data.new.subset(models=[model], items=items)
         if option == "new-missing-task":
             new = new.subset(items=np.flatnonzero(~new.item_ids.str.startswith(data.tasks[0] + "/")))
-        code, out, err = _run(["sequential", "update", seq, L.write(new, new_fmt, tmp_path / f"b{look}")], capsys)
+        new_path = L.write(new, new_fmt, tmp_path / f"b{look}")
+        code, out, err = _run(["sequential", "update", seq, new_path, *extra], capsys)
         expected = ("NEW_RESULTS: no result" if option == "new-missing-task" else
                     "'acc_norm' is not logged" if option == "metric-acc_norm" and new_fmt == "lm-eval-acc" else None)
         if not _check(code, err, expected, f"sequential update {look}"):
             return
+        assert ("other item(s) (--restrict-to-manifest)" in out) == bool(extra), out
         state = json.loads((seq / "state.json").read_text())
         if state["status"] == "stopped":
             break
