@@ -48,8 +48,8 @@ pytestmark = pytest.mark.xdist_group("matrix")  # one worker: the coverage test 
 
 REF_FORMATS = L.FORMATS
 NEW_FORMATS = L.FORMATS
-OPTIONS = ("plain", "duplicates-first", "duplicates-last", "duplicates-mean", "weights-tasks", "tasks",
-           "target-error", "metric-acc_norm", "missing-cells", "new-missing-task")
+OPTIONS = ("plain", "duplicates-first", "duplicates-last", "duplicates-mean", "weights-tasks", "select-weights-tasks",
+           "tasks", "target-error", "metric-acc_norm", "missing-cells", "new-missing-task")
 DESIGN = {"sortsearch", "aipw", "stratified", "random", "stratified-aipw"}
 BINARY_ONLY = {"sortsearch", "hybrid", "tinybenchmarks"}
 BUDGET = 30
@@ -104,6 +104,19 @@ def _cells():
         if cell in KNOWN:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[cell]))
         yield pytest.param(*cell, id=_id(cell), marks=marks)
+
+
+def _uncovered_pairs(cells: list[tuple], factors: list[tuple]) -> list[tuple]:
+    """The pairs of values of two factors, ``(i, value, j, value)``, that no cell holds."""
+    held = {(i, c[i], j, c[j]) for c in cells for i, j in itertools.combinations(range(len(factors)), 2)}
+    return [(i, a, j, b) for i, j in itertools.combinations(range(len(factors)), 2)
+            for a in factors[i] for b in factors[j] if (i, a, j, b) not in held]
+
+
+def test_fast_slice_covers_every_pair():
+    assert _uncovered_pairs(FAST, FACTORS) == []
+    assert len(set(FAST)) == len(FAST) and _FAST_SET <= set(itertools.product(*FACTORS))
+    assert _uncovered_pairs(FAST[:-1], FACTORS)  # the check sees a pair the slice would lack
 
 
 def test_shared_predictions_follow_effstats_data(monkeypatch, tmp_path):
@@ -267,11 +280,15 @@ def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
         argv += ["--tasks", ",".join(tasks)]
     if option == "metric-acc_norm":
         argv += ["--metric", "acc_norm"]
+    if option == "select-weights-tasks":
+        argv += ["--weights", "tasks"]
     code, out, err = _run(argv, capsys)
     if not _check(code, err, _refusal("select", *cell), "select"):
         return
     manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
     assert set(manifest["tasks"]) == set(tasks)
+    weights = "tasks" if option in ("weights-tasks", "select-weights-tasks") else "items"
+    assert manifest["weights"] == ("tasks" if option == "select-weights-tasks" else "items")
     if option.startswith("duplicates"):
         assert manifest["reference"]["duplicates"] == option.split("-")[1]
         if option != "duplicates-mean":
@@ -285,8 +302,8 @@ def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
         new = new.subset(items=np.flatnonzero(~items.str.startswith(data.tasks[0] + "/")))
     new_path = L.write(new, new_fmt, tmp_path / "new")
     argv = ["estimate", tmp_path / "sel", new_path, "--out", tmp_path / "est"]
-    weights = "tasks" if option == "weights-tasks" else "items"
-    argv += ["--weights", weights]
+    if option != "select-weights-tasks":  # else the manifest's weights, estimate's default
+        argv += ["--weights", weights]
     code, out, err = _run(argv, capsys)
     if not _check(code, err, _refusal("estimate", *cell), "estimate"):
         if option != "new-missing-task":
@@ -295,6 +312,8 @@ def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
         code, out, err = _run(argv + ["--tasks", ",".join(tasks)], capsys)
         if not _check(code, err, _refusal("estimate --tasks", *cell), "estimate --tasks"):
             return
+    # a score other than the one the selection split its budget for is estimated with a warning
+    assert ("less precise than from a selection made for it" in err) == (option == "weights-tasks"), err
     frame = pd.read_csv(tmp_path / "est" / "estimate.csv", index_col="model")
     truth = data.truth(tasks, weights)
     assert sorted(frame.index) == sorted(truth.index)
