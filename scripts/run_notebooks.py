@@ -206,7 +206,8 @@ def read_timings(out_dir: Path | None) -> dict[str, dict]:
 
 def write_timings(out_dir: Path, rows: list[dict]) -> Path:
     """Merge this run's rows into out_dir/timings.csv (one row per notebook, the latest run wins), atomically: a
-    temporary file beside it replaces it."""
+    temporary file beside it replaces it. The file gets the permissions a plain ``open(path, "w")`` gives
+    (``0o666`` less the umask), as the executed copies beside it."""
     import tempfile
 
     path = out_dir / "timings.csv"
@@ -215,6 +216,9 @@ def write_timings(out_dir: Path, rows: list[dict]) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".timings-", suffix=".csv", dir=out_dir)
     try:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600: the permissions of the copies and pages beside it
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             w = csv.DictWriter(fh, fieldnames=TIMINGS_FIELDS, extrasaction="ignore")
             w.writeheader()

@@ -302,6 +302,19 @@ def test_summary_table_and_timings_csv(tmp_path):
     assert dict(zip(t["notebook"], t["cpu_seconds"])) == {"a": 40.0, "bb": 1.5}
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_timings_csv_gets_the_umask_permissions(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        run_notebooks.write_timings(tmp_path, [{"notebook": "tour", "mode": "fast", "seconds": "2.5",
+                                                "cpu_seconds": "1.0", "status": "ok"}])
+        (tmp_path / "tour.ipynb").write_text("{}")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert modes == {"timings.csv": 0o666 & ~umask, "tour.ipynb": 0o666 & ~umask}
+
+
 
 @pytest.mark.parametrize("damaged", ["notebook,seconds\ntour,abc\n", "a,b\n1,2\n", "notebook,seconds\ntour\n",
                                      "notebook,seconds,cpu_seconds\ntour,3.0,-\n", "\x00\xff\xfe,\n"])
