@@ -335,15 +335,18 @@ def _stop_pool(pool, signum: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("names", nargs="*", help="notebook names (default: all)")
-    ap.add_argument("--fast", action="store_true", help="FAST mode (what the tests run)")
+    ap.add_argument("names", nargs="*", help="notebook names, with or without .ipynb (default: all)")
+    ap.add_argument("--fast", action="store_true",
+                    help="FAST mode, what the tests run: each notebook on fewer seeds, splits, models and items "
+                         "(EFFSTATS_FAST=1 in the kernel), its claims checked all the same; figures to "
+                         "build/fast-figures/ unless $EFFSTATS_FIGURES is set")
     ap.add_argument("--out", type=Path, help="directory for the executed copies and timings.csv")
     ap.add_argument("--jobs", type=int, default=1,
                     help="notebooks run at once (default 1); >1 starts the longest (by the last timings.csv) first")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds a cell may take (default 3600)")
     ap.add_argument("--reports", type=Path,
-                    help="directory for the HTML reports (render_reports.py's pages, rendered as lanes free up, and "
-                         "index.html); needs --out")
+                    help="directory for the HTML reports (render_reports.py's pages, each rendered after its notebook "
+                         "ends, and index.html); needs --out")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs: expected an integer >= 1, got {args.jobs}")

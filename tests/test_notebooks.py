@@ -302,6 +302,14 @@ def test_summary_table_and_timings_csv(tmp_path):
     assert dict(zip(t["notebook"], t["cpu_seconds"])) == {"a": 40.0, "bb": 1.5}
 
 
+def test_help_says_what_fast_does_and_which_names_it_takes(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run_notebooks.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_.value.code == 0
+    assert "fewer seeds, splits, models and items (EFFSTATS_FAST=1 in the kernel)" in out
+    assert "with or without .ipynb" in out and "each rendered after its notebook ends" in out
+
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
 def test_timings_csv_gets_the_umask_permissions(tmp_path, umask):
     old = os.umask(umask)
