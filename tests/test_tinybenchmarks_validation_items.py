@@ -10,7 +10,7 @@ import pytest
 
 from effstats.datasets.simulate import simulate_responses
 from effstats.exceptions import ConvergenceWarning
-from effstats.irt import TinyBenchmarks
+from effstats.irt import IRT2PL, TinyBenchmarks
 from effstats.irt._tinybenchmarks import _stratified_items
 
 
@@ -56,6 +56,39 @@ def test_validation_items_at_least_the_items_is_the_full_validation(validation):
     full, same = _fit(Y, None, validation=validation), _fit(Y, 400, validation=validation)
     assert full.validation_errors_ == same.validation_errors_ and full.lambda_ == same.lambda_
     np.testing.assert_array_equal(full.irt_.a_, same.irt_.a_)
+
+
+@pytest.mark.filterwarnings("ignore:responses:UserWarning", "ignore:source_outputs:UserWarning")
+@pytest.mark.parametrize("miss", [0.0, 0.1])
+@pytest.mark.parametrize("dims", [{"n_dims": 1}, {"dims_grid": (1,)}], ids=["n_dims=1", "dims_grid=(1,)"])
+def test_a_lone_marginal_ml_candidate_is_validated_on_all_items_without_a_sample_fit(dims, miss, monkeypatch):
+    Y = simulate_responses(40, 600, rng=1).values.astype(float)
+    if miss:
+        Y[np.random.default_rng(2).random(Y.shape) < miss] = np.nan
+    src, tgt = Y[:32], np.nan_to_num(Y[32:], nan=0.0)
+    shapes, fit = [], IRT2PL.fit
+
+    def spy(self, responses, y=None):
+        shapes.append(np.shape(responses))
+        return fit(self, responses, y)
+
+    monkeypatch.setattr(IRT2PL, "fit", spy)
+
+    def tb(items):
+        TinyBenchmarks._fit_cache.clear()
+        return TinyBenchmarks(30, validation_items=items, n_jobs=1, random_state=0, **dims).fit(src)
+
+    fast = tb(200)
+    # the validation's 25 training models (every fifth of the 32 held out), then all 32, each on all 600 items: no
+    # fit on the sample of 200
+    assert shapes == [(25, 600), (32, 600)]
+    full = tb(None)
+    assert fast.n_dims_ == 1 and fast.validation_errors_ == full.validation_errors_ == {1: fast.validation_error_}
+    assert fast.lambda_ == full.lambda_
+    np.testing.assert_array_equal(fast.selected_, full.selected_)
+    a, b = fast.predict_all(tgt[:, fast.selected_]), full.predict_all(tgt[:, full.selected_])
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])
 
 
 def test_the_sample_depends_on_the_data_not_on_the_seed():

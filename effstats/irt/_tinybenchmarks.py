@@ -219,7 +219,9 @@ class TinyBenchmarks(_SubsetEstimator):
         ``random_state``); None: all items, as the reference. Which dimension fits best is a property of the
         models-by-items structure that a few thousand items show as well as all of them, while the
         multidimensional validation fits cost in proportion to the items. The chosen dimension's error, which
-        gives λ, is measured on all items (Notes), and the final IRT model is fitted on all items.
+        gives λ, is measured on all items (Notes), and the final IRT model is fitted on all items. A lone 1-D
+        candidate (``n_dims=1``, or ``dims_grid=(1,)``) fitted by marginal ML has nothing to be compared with and
+        a fit on all items is cheap: it is validated on all items, as with None.
     ability : {"mle", "map"}, default="mle"
         How target abilities are estimated from the selected items: maximum likelihood (the reference, which its
         BFGS fit matches to 3e-8 in the p-IRT score) or the posterior mode under θ ~ N(0, I). On simulated 2PL
@@ -261,7 +263,8 @@ class TinyBenchmarks(_SubsetEstimator):
     validation_errors_ : dict
         Dimension → validation MAE (fraction, not percentage points) on the validation items: of the estimate
         from ``n_items`` selected items (``validation="selected"`` with more than one candidate), else of the
-        reference's IRT part; empty when no validation was needed (fixed ``n_dims`` and no λ to estimate).
+        reference's IRT part; empty when no validation was needed (fixed ``n_dims`` and no λ to estimate). On all
+        items for a lone 1-D marginal-ML candidate (``validation_items``), then equal to ``validation_error_``.
     validation_error_ : float
         The chosen dimension's reference validation MAE on all items, λ's bias term (``validation_errors_[n_dims_]``
         when the reference rule used all items; NaN without validation).
@@ -550,12 +553,13 @@ class TinyBenchmarks(_SubsetEstimator):
         are missing), the smallest dimension within 0.0025 of the best. λ's bias term is the reference error in
         both.
 
-        With more items than ``validation_items``, the candidates are fitted and compared on a sample of them
-        (:func:`_stratified_items`, drawn by a generator seeded with the data, so that fits with other seeds on
-        the same source models share the validation fits in the cache; the selected rule's draws are seeded by
-        the data too). The chosen dimension's reference error is then measured on all items: its fit's abilities
-        of the training models give every item's parameters (one MAP logistic regression per item), since the
-        error on a sample's few held-out items is inflated by their binomial noise (≈ 0.5 / √(items / 2)).
+        With more items than ``validation_items`` (and other candidates than a lone 1-D marginal-ML one), the
+        candidates are fitted and compared on a sample of them (:func:`_stratified_items`, drawn by a generator
+        seeded with the data, so that fits with other seeds on the same source models share the validation fits in
+        the cache; the selected rule's draws are seeded by the data too). The chosen dimension's reference error is
+        then measured on all items: its fit's abilities of the training models give every item's parameters (one
+        MAP logistic regression per item), since the error on a sample's few held-out items is inflated by their
+        binomial noise (≈ 0.5 / √(items / 2)).
 
         ``launch`` (given by :meth:`fit`, which runs its own anchor k-means in a process beside the fits) is called
         before the fits with the selected rule's anchor-corr k-means runs, which need no fit, and returns them
@@ -571,7 +575,10 @@ class TinyBenchmarks(_SubsetEstimator):
         k = self.validation_items
         cols = None
         seed = np.frombuffer(_digest(Y).digest() if digest is None else digest, np.uint32)
-        if k is not None and k < n:
+        # a lone 1-D marginal-ML candidate needs no comparison, and its error is measured on all items by a fit on
+        # all items (cheap): a fit on the sample would only be fitted again
+        lone_mml = len(grid) == 1 and grid[0] == 1 and (self.irt_params or {}).get("method", "auto") != "jml"
+        if k is not None and k < n and not lone_mml:
             obs = None if missing is None else ~missing
             p = Y.mean(0) if obs is None else np.where(obs, Y, 0).sum(0) / np.maximum(obs.sum(0), 1)
             cols = _stratified_items(p, k, np.random.default_rng(seed))
