@@ -69,10 +69,12 @@ def _residuals(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, r: np.ndarray
 def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
     """Scale each row's Newton step so that its largest component is at most ``cap`` (Newton overshoots where p
     saturates; a damped step keeps the objective decreasing)."""
-    big = np.abs(step).max(axis=-1, keepdims=True)
-    if not big.size or big.max() <= cap:  # no row capped (most passes): step * 1.0, the same numbers, fewer calls
+    big = np.abs(step)
+    # no row capped (most passes): step * 1.0, the same numbers; the largest component of all rows says so in one
+    # reduction, much cheaper than the rows' own maxima (a reduction over a short last axis)
+    if not big.size or big.max() <= cap:
         return step
-    return step * np.minimum(1.0, cap / np.maximum(big, 1e-300))
+    return step * np.minimum(1.0, cap / np.maximum(big.max(axis=-1, keepdims=True), 1e-300))
 
 
 class _Pass:
@@ -144,8 +146,13 @@ class _Pass:
         # P(observed answer) = p where y = 1 and 1 − p where y = 0: |1 − y − p|
         np.subtract(1.0, Yk, out=r, dtype=ft)
         r -= p
-        np.log(np.maximum(np.abs(r, out=r), self.floor, out=r), out=r)
-        self.nll[j] = np.sum(r if Wk is None else np.multiply(r, Wk, out=r), dtype=np.float64)
+        np.abs(r, out=r)
+        # a probability of 0 (or subnormal) is floored, so that its log stays finite; a minimum (a fast reduction)
+        # says whether any is, and the floor's pass (a slow one) is skipped when none is
+        if r.min() < self.floor:
+            np.maximum(r, self.floor, out=r)
+        np.log(r, out=r)
+        self.nll[j] = np.add.reduce(r if Wk is None else np.multiply(r, Wk, out=r), axis=None, dtype=np.float64)
         _residuals(p, Yk, Wk, r, v)
         ak = par[:, :d].astype(ft, copy=False)
         self.g[j] = r @ ak
