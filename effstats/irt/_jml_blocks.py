@@ -79,7 +79,7 @@ def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
 
 class _Pass:
     """The arrays of one fit's passes: ``Y`` (m, n) as booleans (a quarter of float32's bytes to read from memory
-    in each pass over a large matrix; each operation casts them to the sweep dtype's 0 and 1, the same numbers),
+    in each pass over a large matrix; a block casts its columns to the sweep dtype's 0 and 1 once, the same numbers),
     ``W`` (1 at observed cells) (m, n) in the sweep dtype, the item parameters ``a`` (n, d) and ``b`` (n,) in
     float64 (updated in place), the abilities' design ``X`` = [θ, −1] and its products ``XX`` in the sweep dtype
     (written by the caller before each pass), and each block's sums ``nll`` (blocks,), ``g`` (blocks, m, d) and
@@ -94,7 +94,7 @@ class _Pass:
         self.pen = np.r_[np.full(self.d, 1.0 / prior_sd_a**2), 1.0 / prior_sd_b**2]
         self.pen_diag = np.diag(self.pen)
         self.floor = max(float(np.finfo(self.X.dtype).tiny), 1e-300)
-        self.buf = np.empty((3, m, self.blocks[0].stop), self.X.dtype)
+        self.buf = np.empty((4, m, self.blocks[0].stop), self.X.dtype)
         self.par = np.empty((self.blocks[0].stop, self.d + 1))
         self.nx = np.empty_like(self.X)
 
@@ -131,8 +131,11 @@ class _Pass:
         d, ft, Xf, XXf, pen, nx = self.d, self.X.dtype, self.X, self.XX, self.pen, self.nx
         s = self.blocks[j]
         k = s.stop - s.start
-        Yk, Wk = self.Y[:, s], None if self.W is None else self.W[:, s]
-        p, r, v = self.buf[0, :, :k], self.buf[1, :, :k], self.buf[2, :, :k]
+        Wk = None if self.W is None else self.W[:, s]
+        p, r, v, Yk = self.buf[0, :, :k], self.buf[1, :, :k], self.buf[2, :, :k], self.buf[3, :, :k]
+        # the block's answers in the sweep dtype, once: its three uses below then run numpy's loops of one dtype,
+        # where each would cast the booleans again
+        np.copyto(Yk, self.Y[:, s])
         par = self.par[:k]  # [a, b] of the block's items (written in place: no hstack's allocation)
         par[:, :d] = self.a[s]
         par[:, d] = self.b[s]
@@ -144,7 +147,7 @@ class _Pass:
             self.a[s], self.b[s] = par[:, :d], par[:, d]
         _sigmoid_of_negated(np.matmul(nx, par.T.astype(ft, copy=False), out=p))
         # P(observed answer) = p where y = 1 and 1 − p where y = 0: |1 − y − p|
-        np.subtract(1.0, Yk, out=r, dtype=ft)
+        np.subtract(1.0, Yk, out=r)
         r -= p
         np.abs(r, out=r)
         # a probability of 0 (or subnormal) is floored, so that its log stays finite; a minimum (a fast reduction)
