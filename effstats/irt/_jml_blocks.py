@@ -83,11 +83,13 @@ class _Pass:
     ``W`` (1 at observed cells) (m, n) in the sweep dtype, the item parameters ``a`` (n, d) and ``b`` (n,) in
     float64 (updated in place), the abilities' design ``X`` = [θ, −1] and its products ``XX`` in the sweep dtype
     (written by the caller before each pass), and each block's sums ``nll`` (blocks,), ``g`` (blocks, m, d) and
-    ``h`` (blocks, m, d²)."""
+    ``h`` (blocks, m, d²). With ``c`` (n,) in the sweep dtype, each column stands for ``c`` items answered alike
+    (:meth:`effstats.irt.IRT2PL.fit`): the objective and the ability step's sums count it that often, while its own
+    Newton step is one item's."""
 
     def __init__(self, arrays: dict[str, np.ndarray], prior_sd_a: float, prior_sd_b: float) -> None:
         self.__dict__.update(arrays)
-        self.W = arrays.get("W")
+        self.W, self.c = arrays.get("W"), arrays.get("c")
         m, n = self.Y.shape
         self.d = self.a.shape[1]
         self.blocks = _item_blocks(m, n)
@@ -99,14 +101,17 @@ class _Pass:
         self.nx = np.empty_like(self.X)
 
     @staticmethod
-    def layout(m: int, n: int, d: int, n_blocks: int, dtype: Any, weighted: bool) -> dict[str, tuple]:
-        """Name → (shape, dtype) of the arrays."""
+    def layout(m: int, n: int, d: int, n_blocks: int, dtype: Any, weighted: bool,
+               counted: bool = False) -> dict[str, tuple]:
+        """Name → (shape, dtype) of the arrays (``counted``: with the items' counts ``c``)."""
         ft = np.dtype(dtype).str
         out = {"Y": ((m, n), "|b1"), "a": ((n, d), "<f8"), "b": ((n,), "<f8"), "X": ((m, d + 1), ft),
                "XX": ((m, (d + 1) ** 2), ft), "nll": ((n_blocks,), "<f8"), "g": ((n_blocks, m, d), "<f8"),
                "h": ((n_blocks, m, d * d), "<f8")}
         if weighted:
             out["W"] = ((m, n), ft)
+        if counted:
+            out["c"] = ((n,), ft)
         return out
 
     def run(self, lo: int, hi: int, newton: bool) -> None:
@@ -155,11 +160,16 @@ class _Pass:
         if r.min() < self.floor:
             np.maximum(r, self.floor, out=r)
         np.log(r, out=r)
-        self.nll[j] = np.add.reduce(r if Wk is None else np.multiply(r, Wk, out=r), axis=None, dtype=np.float64)
+        if Wk is not None:
+            np.multiply(r, Wk, out=r)
+        if self.c is not None:
+            np.multiply(r, self.c[s], out=r)
+        self.nll[j] = np.add.reduce(r, axis=None, dtype=np.float64)
         _residuals(p, Yk, Wk, r, v)
         ak = par[:, :d].astype(ft, copy=False)
-        self.g[j] = r @ ak
-        self.h[j] = v @ (ak[:, :, None] * ak[:, None, :]).reshape(k, d * d)
+        ck = ak if self.c is None else ak * self.c[s, None]  # each distinct item counted as often as it occurs
+        self.g[j] = r @ ck
+        self.h[j] = v @ (ck[:, :, None] * ak[:, None, :]).reshape(k, d * d)
 
 
 def _offsets(layout: dict[str, tuple]) -> tuple[dict[str, int], int]:

@@ -189,6 +189,9 @@ class IRT2PL(BaseEstimator):
         every item's logistic regression, vectorised over items). ``jml``: joint MAP with θ ~ N(0, I),
         a ~ N(0, σ_a² I), b ~ N(0, σ_b²), by alternating exact Newton steps on the abilities (all models at once)
         and on the item parameters (all items at once) from a rank-d SVD start of the smoothed logit matrix.
+        Items that every model answers alike (the same column, missing cells included) keep equal parameters:
+        where the distinct columns are at most three quarters of the items, the passes run over those alone, each
+        counted as often as it occurs (the same sweeps and estimates, up to rounding).
         ``auto`` resolves to ``mml`` when ``n_dims == 1`` and ``jml`` otherwise (fitted attribute ``method_``).
     prior_sd_a : float, default=2.0
         Standard deviation σ_a of the Gaussian prior on discriminations.
@@ -456,13 +459,21 @@ class IRT2PL(BaseEstimator):
         m, n = Y.shape
         la, lb = 1.0 / self.prior_sd_a**2, 1.0 / self.prior_sd_b**2
         eye_d = np.eye(d)
-        n_blocks = len(_item_blocks(m, n))
+        th, a, b = _svd_start(Y, d, check_rng(self.random_state, "random_state"), W)
+        # Items answered alike by every model (the same column of Y and of W) have the same start and the same
+        # Newton steps: where they are many, the passes fit each distinct column once, counted as often as it occurs
+        first, inverse, count = _distinct_columns(Y, W)
+        Yf, Wf = (Y, W) if count is None else (Y[:, first], None if W is None else W[:, first])
+        if count is not None:
+            a, b = a[first], b[first]
+        n_fit = Yf.shape[1]
+        n_blocks = len(_item_blocks(m, n_fit))
         # The passes over the (models × items) cells and the sums within a block of items run in ``_sweep_dtype``;
         # the sums over blocks, the Newton solves and the parameters stay in float64.
-        layout = _Pass.layout(m, n, d, n_blocks, self._sweep_dtype, W is not None)
-        th, a, b = _svd_start(Y, d, check_rng(self.random_state, "random_state"), W)
-        fill = {"Y": Y, "a": a, "b": b, **({} if W is None else {"W": W})}
-        procs = min(self.n_jobs or _cpus(), n_blocks // 2) if m * n >= _jml_blocks._PROCESS_CELLS else 1
+        layout = _Pass.layout(m, n_fit, d, n_blocks, self._sweep_dtype, W is not None, count is not None)
+        fill = {"Y": Yf, "a": a, "b": b, **({} if Wf is None else {"W": Wf}),
+                **({} if count is None else {"c": count})}
+        procs = min(self.n_jobs or _cpus(), n_blocks // 2) if m * n_fit >= _jml_blocks._PROCESS_CELLS else 1
         work = None
         if procs > 1:
             worker = _child_python("import runpy; runpy.run_path(sys.argv[2], run_name='__main__')")
@@ -489,7 +500,9 @@ class IRT2PL(BaseEstimator):
                 return nll, g, h
 
             def objective(nll: float, th: np.ndarray) -> float:
-                return (nll + 0.5 * (np.sum(th**2) + la * np.sum(P.a**2) + lb * np.sum(P.b**2))) / (m * n)
+                if count is None:
+                    return (nll + 0.5 * (np.sum(th**2) + la * np.sum(P.a**2) + lb * np.sum(P.b**2))) / (m * n)
+                return (nll + 0.5 * (np.sum(th**2) + la * (count @ P.a**2).sum() + lb * (count @ P.b**2))) / (m * n)
 
             nll, g, h = item_pass(th, False)
             loss, change, f = [], np.inf, objective(nll, th)
@@ -505,6 +518,8 @@ class IRT2PL(BaseEstimator):
                 if change < self.tol:
                     break
             a, b = np.array(P.a), np.array(P.b)
+        if count is not None:
+            a, b = a[inverse], b[inverse]
         self.converged_ = bool(change < self.tol)
         self._last_change = change
         self.n_iter_ = len(loss)
@@ -696,6 +711,25 @@ def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator,
         th[:, r:] = 0.1 * rng.standard_normal((m, d - r))
         a[:, r:] = 0.1 * rng.standard_normal((n, d - r))
     return th, a, -mu
+
+
+#: Share of the items below which the joint fit's passes run over the distinct columns of the responses (each
+#: counted as often as it occurs) instead of every item: above, the saving does not repay finding them.
+_DISTINCT_SHARE = 0.75
+
+
+def _distinct_columns(Y: np.ndarray, W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The distinct columns of the 0/1 matrix Y (m, n) (with those of the observed-cell weights W): the position of
+    each one's first occurrence (ascending), each item's index among them and their counts (float64), or
+    ``(None, None, None)`` when they are more than ``_DISTINCT_SHARE`` of the items."""
+    key = np.packbits(Y > 0.5, axis=0) if W is None else np.packbits(np.vstack([Y > 0.5, W > 0.5]), axis=0)
+    _, first, inverse, count = np.unique(key.T, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    if len(first) > _DISTINCT_SHARE * Y.shape[1]:
+        return None, None, None
+    order = np.argsort(first)  # the items' order: a block holds neighbouring items, as without this
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.ravel()], count[order].astype(float)
 
 
 def _top_svd(L: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,59 @@
+"""The joint fit's passes over the distinct columns of the responses: where many items are answered alike by every
+model (ImageNet: 33,557 distinct columns among 80,000 items), each distinct column is fitted once and counted as
+often as it occurs, which must give the fit over every item (the same sweeps, the same estimates up to rounding)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import effstats.irt._model as model
+from effstats.datasets.simulate import simulate_responses
+from effstats.irt import IRT2PL
+
+
+@pytest.mark.parametrize("case", ["complete", "missing", "float32", "jml d=1"])
+def test_the_fit_on_distinct_items_is_the_fit_on_every_item(case, monkeypatch):
+    rng = np.random.default_rng(0)
+    Y = simulate_responses(40, 200, n_dims=2, rng=1).values.astype(float)[:, rng.integers(0, 200, 600)]
+    if case == "missing":  # missing cells in a third of the items: their columns differ from their twins'
+        Y[:, :200][rng.random((40, 200)) < 0.1] = np.nan
+    d = {"complete": 2, "missing": 3, "float32": 5, "jml d=1": 1}[case]
+    counted, distinct = [], model._distinct_columns
+
+    def spy(*args):
+        out = distinct(*args)
+        counted.append(out[2] is not None)
+        return out
+
+    monkeypatch.setattr(model, "_distinct_columns", spy)
+
+    def fit():
+        irt = IRT2PL(d, method="jml", n_jobs=1)
+        if case == "float32":
+            irt._sweep_dtype = np.float32
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # missing cells
+            return irt.fit(Y)
+
+    fast = fit()
+    monkeypatch.setattr(model, "_DISTINCT_SHARE", 0.0)  # every item a column of its own
+    slow = fit()
+    assert counted == [True, False]
+    assert fast.n_iter_ == slow.n_iter_
+    tol = 1e-5 if case == "float32" else 1e-12
+    np.testing.assert_allclose(fast.loss_curve_, slow.loss_curve_, rtol=tol)
+    np.testing.assert_allclose(fast.predict_proba(), slow.predict_proba(), rtol=0, atol=tol)
+    for name in ("a_", "b_", "theta_"):
+        np.testing.assert_allclose(getattr(fast, name), getattr(slow, name), rtol=0, atol=100 * tol)
+
+
+def test_distinct_columns_of_the_responses_and_of_the_observed_cells():
+    Y = np.array([[1, 0, 1, 1, 0], [0, 0, 0, 0, 0], [1, 1, 1, 1, 0]], float)
+    first, inverse, count = model._distinct_columns(Y)
+    np.testing.assert_array_equal(first, [0, 1, 4])  # first occurrences, in the items' order
+    np.testing.assert_array_equal(inverse, [0, 1, 0, 0, 2])
+    np.testing.assert_array_equal(count, [3, 1, 1])
+    W = np.ones_like(Y)
+    W[1, 3] = 0  # item 3's second answer is missing: no longer item 0's twin
+    first, inverse, count = model._distinct_columns(Y, W)
+    assert first is None and inverse is None and count is None  # 4 distinct of 5: above the share, no counts
