@@ -344,14 +344,18 @@ def _select(args: argparse.Namespace) -> None:
         # the new files put in place together with the old selection's other files (its estimates) removed
         manifest = sel._save(args.out, replaced=old)
     if sel.budget_curve is not None:
-        print("cross-validated error by budget (points):")
+        print(f"cross-validated error by budget (points) of {_SCORES[sel.weights]} (--weights {sel.weights}):")
         print(sel.budget_curve.to_string(index=False))
         print(_target_error_line(sel.budget_curve, args.target_error))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
     print(sel.tasks.rename(index=line_text).to_string())  # task names from the data, one row each
-    if sel.weights == "tasks":
+    if sel.weights == "tasks" and len(sel.tasks) == 1:
+        print("--weights tasks: one task, whose mean is the mean over all items: the weights make no difference")
+    elif sel.weights == "tasks":
         print("budget split for the mean of the task means (--weights tasks, estimate's default): items in "
               "proportion to the spread of the reference models' results in each task (Neyman allocation)")
+    if (metric := _metric_line(sel)) is not None:
+        print(metric)
     if sel.shortfall is not None:
         print(f"fewer items than the budget: {sel.shortfall}")
     if sel.new_results_note is not None:
@@ -367,6 +371,38 @@ def _select(args: argparse.Namespace) -> None:
     else:
         print(_table_hint(f'{line_text(str(manifest))} ("items")', f"effstats estimate {_shell_word(str(args.out))}",
                           Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
+
+
+_SCORES = {"items": "the mean over all items", "tasks": "the mean of the task means"}
+
+
+def _metric_line(sel) -> str | None:
+    """One line naming the per-item metric (and lm-eval filter) each task of an lm-eval reference was read with;
+    None for other references (a table's cells are its scores)."""
+    from ..datasets._lm_eval_records import FILTER
+    from ._io import default_metric, per_task
+
+    ref = sel.reference
+    if ref.get("layout") != "lm-eval":
+        return None
+    metric = per_task(ref.get("metric") or default_metric("lm-eval"), "metric")
+    filters = ((ref.get("lm_eval") or {}).get("runs") or {}).get(FILTER) or {}
+    groups: dict[str, list[str]] = {}
+    for task in map(str, sel.tasks.index):
+        m = metric.get(task, metric.get(None, default_metric("lm-eval"))) if isinstance(metric, dict) else metric
+        f = filters.get(task)
+        groups.setdefault(line_text(str(m)) + (f" (lm-eval filter {line_text(f)})" if f else ""), []).append(task)
+    hint = "another: --metric (e.g. acc_norm), --filter"
+    if len(groups) == 1:
+        return f"metric: {next(iter(groups))}{' in every task' if len(sel.tasks) > 1 else ''}; {hint}"
+    # the most common reading last, where more than three tasks are "the other tasks"
+    parts = sorted(groups.items(), key=lambda kv: len(kv[1]))
+    named = [f"{k} in {', '.join(map(line_text, ts[:3]))}{f' and {len(ts) - 3} more' if len(ts) > 3 else ''}"
+             for k, ts in parts[:-1]]
+    last, ts = parts[-1]
+    named.append(f"{last} in the other {len(ts)} tasks" if len(ts) > 3
+                 else f"{last} in {', '.join(map(line_text, ts))}")
+    return f"metric: {'; '.join(named)}"
 
 
 def _target_error_line(curve, target: float) -> str:

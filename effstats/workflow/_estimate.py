@@ -244,8 +244,10 @@ class Estimate:
         -------
         DataFrame
             ``estimate``, ``standard_error`` (:attr:`standard_error`: where the evaluated items of a task are
-            all alike, their count's, as the interval), ``confidence_level`` (the level of the score interval and
-            of the rank interval, so that a table read later says it), ``low``, ``high`` (the score interval),
+            all alike, their count's, as the interval), ``weights`` (the score estimated: ``"items"``, the mean
+            over all items, or ``"tasks"``, the mean of the task means), ``confidence_level`` (the level of the
+            score interval and of the rank interval, so that a table read later says it), ``low``, ``high`` (the
+            score interval),
             ``rank``, ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models),
             ``n_evaluated`` (chosen items with a result), ``n_missing`` (chosen items without one),
             ``out_of_range`` (in some task the model's estimate lies beyond the reference models' task scores (a
@@ -259,7 +261,8 @@ class Estimate:
         level = check_confidence_level(confidence_level)
         ci = self.confidence_interval(level)
         out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error,
-                            "confidence_level": level, "low": ci.low, "high": ci.high}, index=self.model_ids)
+                            "weights": self.weights, "confidence_level": level, "low": ci.low, "high": ci.high},
+                           index=self.model_ids)
         out = out.join(self.rank_interval(level))
         out["n_evaluated"] = sum(p.n_selected for p in self._parts) - self.n_missing.to_numpy()
         out["n_missing"] = self.n_missing.to_numpy()
@@ -345,7 +348,8 @@ class Estimate:
         lines += [
                  f"Method `{md_text(sel.method)}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
                  f"{len(self.scored_tasks)} task(s), the score "
-                 f"{'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
+                 f"{'the mean over all items' if self.weights == 'items' else 'the mean of the task means'} "
+                 f"(weights `{self.weights}`). "
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
@@ -683,8 +687,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     >>> bool(frame["low"].iloc[0] <= new.accuracy().iloc[0] <= frame["high"].iloc[0])
     True
     >>> list(frame.columns)
-    ['estimate', 'standard_error', 'confidence_level', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of',
-     'n_evaluated', 'n_missing', 'out_of_range', 'estimator', 'n_items']
+    ['estimate', 'standard_error', 'weights', 'confidence_level', 'low', 'high', 'rank', 'rank_low', 'rank_high',
+     'of', 'n_evaluated', 'n_missing', 'out_of_range', 'estimator', 'n_items']
     """
     if not isinstance(selection, Selection):
         if isinstance(selection, bool) or not isinstance(selection, (str, Path)):
@@ -697,7 +701,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     if weights is not None and (not isinstance(weights, str) or weights not in ("items", "tasks")):
         raise ValueError(f"weights: expected 'items' (each item counts once) or 'tasks' (each task counts once), "
                          f"got {_plain(weights)!r}")
-    if weights is not None and weights != selection.weights:
+    # one task: both splits give it the whole budget, and both scores are its mean
+    if weights is not None and weights != selection.weights and len(selection.tasks) > 1:
         made = {"items": "in proportion to the tasks' sizes, for the mean over all items",
                 "tasks": "by Neyman allocation, for the mean of the task means"}[selection.weights]
         warnings.warn(f"weights: the selection split its budget over the tasks {made} (weights={selection.weights!r}"
