@@ -170,3 +170,14 @@ def test_readme_method_table_and_cli_help_list_every_method():
     assert all(m in method_help for m in design_methods()), method_help
     choosing = (README.parent / "docs" / "guide" / "choosing.rst").read_text()
     assert all(f"--method {m}" in " ".join(choosing.split()) for m in ("sortsearch", "aipw", "stratified-aipw"))
+
+
+def test_readme_examples_call_the_command_pip_installs():
+    # Install says `pip install -e .`, which puts `effstats` on the PATH: the examples call it so, and the Install
+    # section says where `make setup` puts it instead
+    text = README.read_text()
+    calls = [ln for block in re.findall(r"```bash\n(.*?)```", text, re.S) for ln in block.splitlines()
+             if re.search(r"(^|/)effstats ", ln)]
+    assert len(calls) >= 8 and all(ln.startswith("effstats ") for ln in calls), calls
+    install = text[text.index("## Install"): text.index("## Quickstart")]
+    assert "pip install -e ." in install and "`.venv/bin/effstats`" in install
