@@ -1435,6 +1435,24 @@ def test_deeply_nested_files_are_refused_in_one_line(tmp_path, capsys, name):
     assert code == 2 and "nested too deeply" in _one_line(err)
 
 
+
+@pytest.mark.parametrize("name,key,value", [("state.json", "alpha", 0.3), ("state.json", "half_width", 0.5),
+                                            ("manifest.json", "seed", 7)])
+def test_a_key_named_twice_in_a_saved_file_is_refused(saved, tmp_path, capsys, name, key, value):
+    """``json`` keeps the last value of a key named twice: a state with ``"alpha"`` twice (0.05, then 0.3) was read
+    as a 70 % interval. The file and the key are named instead, at any depth of the document."""
+    doc = saved[0] if name == "state.json" else saved[1]
+    text = json.dumps(doc)
+    first = re.search(f'"{key}": [^,}}]+', text)
+    (tmp_path / name).write_text(text[:first.end()] + f', "{key}": {value}' + text[first.end():])
+    with pytest.raises(ValueError) as e:
+        (SequentialRun if name == "state.json" else Selection).load(tmp_path)
+    said = f"{name}: the key {key!r} appears twice in one object (a hand edit?); keep one of them"
+    assert str(e.value) == f"directory: {said}"
+    command = ["sequential", "status"] if name == "state.json" else ["estimate"]
+    code, _, err = _run(command + [tmp_path] + ([tmp_path / name] if name == "manifest.json" else []), capsys)
+    assert code == 2 and _one_line(err) == f"effstats {' '.join(command)}: error: DIR: {said}", err
+
 LONG_LIST_CASES = [
     ("order", 7, 3, "order[7]: expected a string"),
     ("order", 7, "@dup", "order: holds the same entry twice"),

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import open_regular, put_in_place, remove_stale_tmp, temporary_copy, write_text_atomic
+from .._shared import (RepeatedKeyError, json_object, open_regular, put_in_place, remove_stale_tmp, temporary_copy,
+                       write_text_atomic)
 from .._validation import check_trials
 from ..datasets._files import _walk
 from ..datasets._lm_eval_files import old_layout_hint
@@ -825,15 +826,19 @@ def _jsonable(x: Any) -> Any:
 
 
 def read_json(path: str | os.PathLike, name: str) -> Any:
-    """Parse a JSON file, or one clear error naming ``name``."""
+    """Parse a JSON file, or one clear error naming ``name``; an object naming a key twice is refused (``json``
+    would keep its last value without a word: a hand-edited ``"alpha"`` written twice, a changed level)."""
     p = check_path(path, name)
     if not p.is_file():
         raise ValueError(f"{name}: {str(p)!r} " + ("is not a regular file" if p.exists() else "does not exist"))
     try:
         with open_regular(p) as fh:
-            return json.loads(fh.read().decode("utf-8"))
+            return json.loads(fh.read().decode("utf-8"), object_pairs_hook=json_object)
     except OSError as exc:
         raise ValueError(f"{name}: {str(p)!r} cannot be read ({exc.strerror})") from None
+    except RepeatedKeyError as exc:
+        raise ValueError(f"{name}: {p.name}: the key {exc.args[0]!r} appears twice in one object (a hand edit?); "
+                         "keep one of them") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{name}: {p.name} is not valid JSON ({exc})") from None
     except RecursionError:
