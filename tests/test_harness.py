@@ -561,6 +561,46 @@ def test_lm_eval_metric_beyond_float_and_deep_nesting_are_refused_by_line(tmp_pa
         read_lm_eval_samples(tmp_path)
 
 
+
+@pytest.mark.parametrize("new_format", [True, False])
+@pytest.mark.parametrize("key,first,then", [
+    ("acc", '"acc": 0.0', '"acc": 1.0'), ("doc_id", '"doc_id": 2', '"doc_id": 9'),
+    ("filter", '"filter": "none"', '"filter": "strict"'), ("arg_1", '"arg_1": " choice 1"', '"arg_1": " choice 2"')])
+def test_lm_eval_a_key_named_twice_in_a_record_is_refused_naming_file_line_and_key(tmp_path, key, first, then,
+                                                                                  new_format):
+    """``json`` keeps the last value of a key named twice: a record logging ``"acc"`` 0 and then 1 moved a score from
+    0.75 to 1.00 without a word. The file, the line and the key are named, in a nested object too."""
+    recs = [_mc_record(j, True, new_format) for j in range(4)]
+    for r in recs:
+        r["acc"] = 1.0
+    recs[2]["acc"] = 0.0
+    folder = _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
+    f = folder / f"samples_arc_easy_{TS}.jsonl"
+    assert read_lm_eval_samples(tmp_path).values.mean() == 0.75
+    lines = f.read_text().splitlines()
+    if key == "arg_1" and not new_format:  # the older harness logs the arguments as lists: no key to repeat
+        first, then = '"metrics": ["acc"]', '"metrics": ["acc"], "metrics": []'
+        key = "metrics"
+    assert first in lines[2]
+    twice = lines[2].replace(first, f"{first}, {then}", 1)
+    for sep in ('": ', '" : '):  # keys written as json.dumps writes them, or "key" : value
+        lines[2] = twice.replace('": ', sep)
+        f.write_text("\n".join(lines) + "\n")
+        with pytest.raises(ValueError) as e:
+            read_lm_eval_samples(tmp_path)
+        assert str(e.value) == (f"path_or_paths: org__m/{f.name} line 3 names the key {key!r} twice in one record "
+                                "(a hand-merged log?); keep one of them")
+
+
+def test_lm_eval_keys_and_escaped_quotes_in_texts_are_read_as_logged(tmp_path):
+    """A document whose texts hold ``":`` (escaped quotes before a colon) and keys that only look alike are read."""
+    recs = [_mc_record(j, j != 1, True) for j in range(4)]
+    for r in recs:
+        r["doc"] = {"question": 'He said "stop": why?', "acc ": 1, "Acc": 2, "nested": [{"\"acc\":": 0}, [{"a": 1}]]}
+        r["arguments"]["gen_args_0"]["arg_0"] = 'Q "x": "y":'
+    _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
+    assert read_lm_eval_samples(tmp_path).values.mean() == 0.75
+
 @pytest.mark.parametrize("column,what", [("model", "model"), ("item", "item")])
 def test_scores_csv_an_empty_id_is_refused_naming_its_row(tmp_path, column, what):
     df = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": ["q1", "q2", "q1", "q2"], "score": [1, 0, 1, 1]})

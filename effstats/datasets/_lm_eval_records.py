@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from scipy.special import softmax
 
-from .._shared import _plain
+from .._shared import RepeatedKeyError, _plain, json_object
 from . import _lm_eval_cache
 from ._files import _open, _refuse_lfs_pointer
 from ._lm_eval_files import OLD_SAMPLES, _shown
@@ -179,15 +179,51 @@ def _read_file_kept(f: Path, metric: str, normalize: bool, want_filter: str | No
     return recs
 
 
+def _keys_in(obj: Any) -> int:
+    """The number of keys of a parsed JSON object or array and of the objects in it, at any depth."""
+    if type(obj) is dict:
+        return len(obj) + sum(_keys_in(v) for v in obj.values() if type(v) is dict or type(v) is list)
+    return sum(_keys_in(v) for v in obj if type(v) is dict or type(v) is list)
+
+
+def _repeated_key(line: str, rec: dict, colons: int) -> tuple[str | None, bool]:
+    """A key that an object of the record ``line`` (parsed: ``rec``; ``colons``: its count of ``":``) names twice,
+    or None; and whether the count alone tells that no key is (no ``":`` inside its strings).
+
+    In text that JSON's encoders write, each key ends in ``":`` and a string holds ``":`` only escaped (``\\":``):
+    where the count of the one less that of the other is the number of keys of ``rec``, no key was dropped. A line
+    that does not add up (keys written ``"key" :``, a key ending in a backslash) is parsed again with a hook that
+    refuses a repeated key.
+    """
+    escaped = line.count('\\":')
+    if colons - escaped == _keys_in(rec):
+        return None, escaped == 0
+    try:
+        json.loads(line, object_pairs_hook=json_object)
+    except RepeatedKeyError as exc:
+        return exc.args[0], False
+    return None, False
+
+
 def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str, failed: list):
     by_filter: dict[str, list] = {}
     seen: dict[str, set] = {}
+    # (count of '":', number of fields) of the records whose count of '":' was their number of keys: a record of
+    # the same two repeating a key would hold one key fewer in its nested objects than that one; it is not checked
+    shapes: set = set()
     with _open(f) as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 rec = json.loads(line)
+                key = None
+                if type(rec) is dict:
+                    shape = (line.count('":'), len(rec))
+                    if shape not in shapes:
+                        key, plain = _repeated_key(line, rec, shape[0])
+                        if plain:
+                            shapes.add(shape)
             except RecursionError:
                 raise ValueError(
                     f"{arg}: {_shown(f)} line {lineno} nests lists or objects too deeply to read") from None
@@ -208,6 +244,9 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not readable JSON ({exc})") from None
             if not isinstance(rec, dict) or "doc_id" not in rec:
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not an lm-eval sample record (no 'doc_id')")
+            if key is not None:
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} names the key {key!r} twice in one record (a "
+                                 "hand-merged log?); keep one of them")
             filt = str(rec.get("filter", "none"))
             if want_filter is not None and filt != want_filter:
                 by_filter.setdefault(filt, [])
