@@ -40,6 +40,18 @@ def test_max_n_below_initial_says_initial_sets_the_minimum(ref, capsys, tmp_path
     assert "at most the 60 eligible items" in err
 
 
+@pytest.mark.parametrize("rule, against, initial", [("precision", None, None), ("precision", None, 5),
+                                                    ("efficacy", "m2", None)])
+def test_a_sequential_start_on_one_item_says_so_not_an_empty_range(tmp_path, capsys, rule, against, initial):
+    rows = [("m0", "t/0", 1.0), ("m1", "t/0", 0.0), ("m2", "t/0", 1.0), ("m0", "t/1", 0.0), ("m1", "t/1", 1.0)]
+    pd.DataFrame(rows[:3] if against is None else rows, columns=["model", "item", "score"]).to_csv(
+        tmp_path / "ref.csv", index=False)
+    argv = ["sequential", "start", tmp_path / "ref.csv", "--out", tmp_path / "s", "--rule", rule]
+    argv += ["--against", against] if against else []
+    err = _one_error(argv + ([] if initial is None else ["--initial", initial]), capsys)
+    assert err == ("effstats sequential start: error: REFERENCE: a sequential run needs results on at least 2 items, "
+                   "the first look's; the reference data has 1" + (" on which 'm2' has results" if against else ""))
+
 @pytest.mark.parametrize("budget", [0, 61])
 def test_select_budget_out_of_range_gives_one_range_with_its_reason(ref, capsys, tmp_path, budget):
     err = _one_error(["select", ref, "--budget", budget, "--out", tmp_path / "b"], capsys)

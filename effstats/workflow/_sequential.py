@@ -306,6 +306,10 @@ class SequentialRun(_AdaptiveRule, _Report):
             strata, _ = _correction_inputs(rm)
             eligible = strata >= 0  # items no reference model answered are outside the strata
         n_elig = int(eligible.sum())
+        if n_elig < 2:  # the first look takes two items at least
+            raise ValueError(f"reference: a sequential run needs results on at least 2 items, the first look's; the "
+                             f"reference data has {n_elig}" + (f" on which {_plain(against)!r} has results"
+                                                               if rule == "efficacy" else ""))
         # the defaults (100 items) are capped at the benchmark's items: a value the user never passed is not refused
         initial = check_positive_int(min(100, n_elig) if initial is None else initial, "initial", minimum=2,
                                      maximum=n_elig)
