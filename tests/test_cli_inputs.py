@@ -392,6 +392,16 @@ def test_a_perturbation_nested_too_deeply_is_one_line(loop, capsys, tmp_path):
     assert err.endswith("error: --perturbation: nests objects too deeply to be a HELM perturbation"), err
 
 
+def test_a_perturbation_naming_a_field_twice_is_one_line(loop, capsys, tmp_path):
+    """``json`` keeps the last value of a repeated key: ``{"prob": 0.1, "prob": 0.3}`` read the 0.3 variant."""
+    root, _, _ = loop
+    twice = '{"name": "typo", "prob": 0.1, "prob": 0.3}'
+    err = _one_error(["select", root / "ref.csv", "--budget", "12", "--perturbation", twice, "--out", tmp_path / "s"],
+                     capsys)
+    assert err.endswith("error: --perturbation: names the key 'prob' twice; give each field once"), err
+    assert not (tmp_path / "s").exists()
+
+
 
 def test_a_results_path_whose_name_is_too_long_is_named_as_the_results(loop, capsys, tmp_path):
     root, _, _ = loop

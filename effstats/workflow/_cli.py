@@ -80,10 +80,14 @@ def _helm_values(args: argparse.Namespace) -> dict:
     """The HELM options of the command line as the Python API takes them."""
     import json
 
+    from .._shared import RepeatedKeyError, json_object
+
     pert = args.perturbation
     if pert is not None and pert.lstrip().startswith("{"):
         try:
-            pert = json.loads(pert)
+            pert = json.loads(pert, object_pairs_hook=json_object)
+        except RepeatedKeyError as exc:
+            raise ValueError(f"--perturbation: names the key {exc.args[0]!r} twice; give each field once") from None
         except json.JSONDecodeError as exc:
             raise ValueError(f"--perturbation: not a JSON object ({exc.msg}): {args.perturbation!r}") from None
         except RecursionError:
