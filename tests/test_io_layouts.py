@@ -377,6 +377,28 @@ def test_one_task_in_another_normalisation_is_told_apart_in_estimate_and_update(
         assert "written 'cafe\\u0301/" in err and "(NFD), is 'café/" in err and "in the run, written 'caf\\xe9/" in err
 
 
+def test_a_new_model_named_as_a_reference_model_in_another_normalisation_is_refused(tmp_path, capsys):
+    """A new model whose id is a reference model's but decomposed (NFD) printed as that model and was ranked beside
+    its own reference row, which entered the fit that estimated it; it is refused as the same id is."""
+    sim = simulate_responses(21, 40, rng=3)
+    nfc, nfd = "caf\u00e9", unicodedata.normalize("NFD", "caf\u00e9")
+    models = [f"m{i}" for i in range(19)] + [nfc, "new"]
+    full = pd.DataFrame(sim.values.astype(int), index=models, columns=[f"t/{j}" for j in range(40)])
+    full.iloc[:20].to_csv(tmp_path / "ref.csv", index_label="model")
+    full.iloc[20:].set_axis([nfd]).to_csv(tmp_path / "new.csv", index_label="model")
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "20", "--out", str(tmp_path / "sel"),
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e"),
+                 "--restrict-to-manifest"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("effstats estimate: error: NEW_RESULTS: 1 model id(s) differ from the reference data's only by "
+                   f"Unicode normalisation, e.g. '{nfd}', written "
+                   "'cafe\\u0301' (NFD), is 'café' in the reference data, written 'caf\\xe9' (NFC); normalise the "
+                   "results' ids with unicodedata.normalize('NFC', id)"), err
+    assert not (tmp_path / "e").exists()
+
+
 @pytest.mark.parametrize("lookalike", ["clean\u2215{j}", "clean/{j}\u200b", "clean\u2044{j}", "\ufeffclean/{j}"])
 def test_a_result_under_a_lookalike_id_is_named_in_estimate_and_update(tmp_path, capsys, lookalike):
     """A chosen item whose result is under an id that prints alike (a division or fraction slash for "/", a

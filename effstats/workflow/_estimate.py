@@ -724,6 +724,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(str(exc).replace(said, f"pass duplicates='last' or 'first' to choose one (averaging 0/1 "
                                           f"runs gives graded scores, which the selection's method {zero_one!r} "
                                           "cannot use)")) from None
+    # a reference model's id in another Unicode normalisation prints as that model and would be ranked beside it
+    refuse_unicode_twins(new.model_ids, rm.model_ids, "the reference data", what="model")
     twins = new.model_ids.intersection(rm.model_ids)
     if len(twins):
         # its own reference row would be ranked against it and, the items and strata being chosen from the
