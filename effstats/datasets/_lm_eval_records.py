@@ -180,10 +180,16 @@ def _read_file_kept(f: Path, metric: str, normalize: bool, want_filter: str | No
 
 
 def _keys_in(obj: Any) -> int:
-    """The number of keys of a parsed JSON object or array and of the objects in it, at any depth."""
-    if type(obj) is dict:
-        return len(obj) + sum(_keys_in(v) for v in obj.values() if type(v) is dict or type(v) is list)
-    return sum(_keys_in(v) for v in obj if type(v) is dict or type(v) is list)
+    """The number of keys of a parsed JSON object or array and of the objects in it, at any depth (a loop, not
+    recursion: ``json`` may parse deeper than Python's recursion limit)."""
+    n, todo = 0, [obj]
+    while todo:
+        o = todo.pop()
+        if type(o) is dict:
+            n += len(o)
+            o = o.values()
+        todo.extend(v for v in o if type(v) is dict or type(v) is list)
+    return n
 
 
 def _repeated_key(line: str, rec: dict, colons: int) -> tuple[str | None, bool]:
