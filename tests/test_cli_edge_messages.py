@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -51,6 +52,18 @@ def test_a_sequential_start_on_one_item_says_so_not_an_empty_range(tmp_path, cap
     err = _one_error(argv + ([] if initial is None else ["--initial", initial]), capsys)
     assert err == ("effstats sequential start: error: REFERENCE: a sequential run needs results on at least 2 items, "
                    "the first look's; the reference data has 1" + (" on which 'm2' has results" if against else ""))
+
+def test_an_against_model_in_another_normalisation_is_named_as_such(tmp_path, capsys):
+    """``--against`` decomposed (NFD) where the reference writes the model composed (NFC): the refusal says they
+    differ only by Unicode normalisation; it said there was no reference model of the name it prints."""
+    rows = [(m, f"t/{j}", float((j + k) % 3 == 0)) for k, m in enumerate(["m0", "m1", "caf\u00e9"]) for j in range(9)]
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(tmp_path / "ref.csv", index=False)
+    nfd = unicodedata.normalize("NFD", "caf\u00e9")
+    err = _one_error(["sequential", "start", tmp_path / "ref.csv", "--out", tmp_path / "s", "--rule", "efficacy",
+                      "--against", nfd], capsys)
+    assert err == (f"effstats sequential start: error: --against: no reference model '{nfd}' (written "
+                   "'cafe\\u0301'); the reference model 'café' (written 'caf\\xe9') differs from it only by Unicode "
+                   "normalisation: give that one")
 
 @pytest.mark.parametrize("budget", [0, 61])
 def test_select_budget_out_of_range_gives_one_range_with_its_reason(ref, capsys, tmp_path, budget):
