@@ -37,7 +37,7 @@ import numpy as np
 
 # files smaller than this are parsed each time: their parse costs about what reading a kept copy costs
 MIN_BYTES = 1 << 20
-_VERSION = 2  # of the layout of a kept copy: another layout is not read
+_VERSION = 3  # of a kept copy's layout and of the checks its parse passed: a copy of another version is not read
 _STALE_TMP_S = 3600  # a temporary file this old (s) is left by a process that was killed while it wrote
 _SETTLED_NS = 2_000_000_000  # a file modified less than this long ago (ns) is not kept
 # the copies written while a :func:`batch` is open in any thread, whose folders the last batch to close prunes; the
