@@ -145,6 +145,39 @@ def test_designs_with_factored_kernels_match_the_direct_kernels(tt, monkeypatch)
         np.testing.assert_allclose(factored, direct, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("k, timing", [(2, None), (3, None), (5, None), (5, [0.15, 0.4, 0.6, 0.8, 1.0]), (7, None)])
+@pytest.mark.parametrize("upper, lower", [(("hsd", -4.0), ("hsd", -2.0)), (("ld_obf", None), ("hsd", 1.0)),
+                                          (("ld_pocock", None), ("power", 2.0))])
+def test_test_type_5_leaves_the_last_lower_bound_to_the_caller(k, timing, upper, lower, monkeypatch):
+    """gsbound(last=False), for test type 5's last lower bound that gsDesign sets to the upper one: the upper bound
+    and the crossing probabilities of the joint iteration to 1e-11 and 1e-12 (gsDesign's further steps square the last
+    one), the densities entering the looks bit for bit, the last lower bound and its crossing NaN, in fewer
+    evaluations."""
+    from effstats.sequential import _recursion, get_spending
+    from effstats.sequential.native import _incr, gsbound
+
+    t = np.arange(1, k + 1) / k if timing is None else np.asarray(timing)
+    fp = _incr(get_spending(*upper)(0.025, t))
+    tn = _incr(get_spending(*lower)(0.975, t))
+    calls = []
+    ndtr = _recursion.ndtr
+    monkeypatch.setattr(_recursion, "ndtr", lambda *a: calls.append(np.size(a[0])) or ndtr(*a))
+    full = gsbound(t, tn, fp)
+    n_full = sum(calls)
+    calls.clear()
+    cut = gsbound(t, tn, fp, last=False)
+    assert sum(calls) < n_full
+    assert full["error"] == cut["error"] == 0 and cut["mass_last"] == full["mass_last"]
+    np.testing.assert_allclose(cut["b"], full["b"], rtol=1e-11, atol=0)
+    np.testing.assert_allclose(cut["probhi"], full["probhi"], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(cut["a"][:-1], full["a"][:-1])
+    np.testing.assert_array_equal(cut["problo"][:-1], full["problo"][:-1])
+    assert np.isnan(cut["a"][-1]) and np.isnan(cut["problo"][-1])
+    for (h, z), (h0, z0) in zip(cut["dens"], full["dens"], strict=True):
+        np.testing.assert_array_equal(h, h0)
+        np.testing.assert_array_equal(z, z0)
+
+
 def test_kernel_choice_reads_the_cpu_features_numpy_has(monkeypatch):
     """The CPU features come from numpy's private table: where it is there, AVX512F decides; a numpy without it (the
     table moved or renamed) counts as scalar exp, not as an error on importing the sequential modules."""

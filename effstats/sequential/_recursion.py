@@ -693,7 +693,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     return out
 
 
-def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
+def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18, last: bool = True):
     """Lower and upper bounds with given crossing probabilities under H0 (gsDesign's C ``gsbound``).
 
     When ``trueneg`` equals ``falsepos`` (a symmetric two-sided design) the grid and the density are
@@ -712,6 +712,13 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
         Tolerance of the Newton iteration on each bound.
     r : int, default=18
         Grid size.
+    last : bool, default=True
+        Solve the last look's lower bound. ``False`` leaves it and its crossing probability NaN, for callers that
+        replace them (gsDesign sets the last lower bound of test type 5 to the upper one): the joint iteration there
+        stops once the upper bound's step is within ``tol`` and, where the lower bound's is not, returns the upper
+        bound after that step with its crossing probability. gsDesign iterates on until the lower bound converges,
+        by steps of the upper bound's that square the last one (~1e-12 and less after one within ``tol`` = 1e-6):
+        the same bound to that. (Symmetric bounds, one iteration for both, solve it all the same.)
 
     Returns
     -------
@@ -851,7 +858,18 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
                 adelta = abs(atem2 - atem)
                 bdelta = abs(btem2 - btem)
                 sa2, sa1, sb2, sb1 = sa1, adelta, sb1, bdelta
+                if not last and i == k - 1 and bdelta <= tol < adelta:
+                    # the lower bound is the caller's to set: the upper one after its step, where gsDesign's next
+                    # iterations leave it to the square of that step
+                    btem = btem2
+                    fb(btem * scale)
+                    sub(zr, sb, xb_hi)
+                    phi = float(h.dot(ndtr(xb_hi, xb_hi)))
+                    adelta = 0.0
+                    break
             ok = not (adelta > tol or bdelta > tol)
+            if not last and i == k - 1:
+                atem = plo = float("nan")
         a[i], b[i] = atem, btem
         plo_out[i], phi_out[i] = plo, phi
         if not ok:

@@ -445,14 +445,16 @@ def native_bounds(s: _Spec) -> dict:
             falsepos = _incr(up(s.alpha, timing))
             out["alpha_total"] = float(np.sum(falsepos))  # the size search starts from it
             trueneg = _incr(s.lower(s.astar, timing)) if tt == 5 else falsepos
-            x = gsbound(scale, trueneg, falsepos, tol, r)
+            # gsDesign sets the last lower bound of a planned test type 5 to the upper one: not solved
+            pin_last = not given and not (tt == 2 or s.astar < 1 - s.alpha)
+            x = gsbound(scale, trueneg, falsepos, tol, r, last=not pin_last)
             if x["error"]:
                 warnings.warn(f"design: the boundary iteration did not converge at look {x['error']} (gsDesign's "
                               "Newton scheme, 20 steps)", ConvergenceWarning, stacklevel=3)
             a, b = x["a"].copy(), x["b"]
             got, plo = x["probhi"], x["problo"]
             out["dens0"] = x["dens"]  # a_K = b_K below changes no density entering a look
-            if not given and not (tt == 2 or s.astar < 1 - s.alpha):
+            if pin_last:
                 a[-1] = b[-1]
                 # with a_K = b_K every path reaching the last look stops there: what does not cross up crosses down
                 plo = plo.copy()
