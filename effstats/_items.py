@@ -110,8 +110,10 @@ def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
     counts: the weighted objective equals the objective on all rows, and the weighted k-means++ draws each start in
     proportion to count × squared distance, which is the distribution of k-means++ on all rows. Benchmarks have
     many items every source model answers alike (right, or wrong): they collapse to one weighted row. Each
-    centroid's anchor is an item nearest it; the anchors are returned sorted and distinct, with the summed share
-    of the clusters each one represents (two centroids can share their nearest item).
+    centroid's anchor is an item nearest it: of the distinct rows nearest it, the first in the order of their
+    bytes as floats, and of the items holding that row, the first (the lowest position in X), so an anchor is
+    always an item of X. The anchors are returned sorted and distinct, with the summed share of the clusters each
+    one represents (two centroids can share their nearest item).
     """
     return _started_anchors(X, k, rng, n_init, in_process=True).result()
 

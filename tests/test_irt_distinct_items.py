@@ -57,3 +57,33 @@ def test_distinct_columns_of_the_responses_and_of_the_observed_cells():
     W[1, 3] = 0  # item 3's second answer is missing: no longer item 0's twin
     first, inverse, count = model._distinct_columns(Y, W)
     assert first is None and inverse is None and count is None  # 4 distinct of 5: above the share, no counts
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_the_item_step_on_distinct_items_is_the_item_step_on_every_item(missing, monkeypatch):
+    rng = np.random.default_rng(2)
+    Y = simulate_responses(30, 150, n_dims=2, rng=3).values.astype(float)[:, rng.integers(0, 150, 500)]
+    W = None
+    if missing:  # missing cells in a fifth of the items: their columns differ from their twins'
+        W = np.ones_like(Y)
+        W[:, :100][rng.random((30, 100)) < 0.1] = 0
+    th = rng.normal(size=(30, 2))
+    fitted, each = [], model._item_map_each
+
+    def spy(Y, *args):
+        fitted.append(Y.shape[1])
+        return each(Y, *args)
+
+    monkeypatch.setattr(model, "_item_map_each", spy)
+    a, b = model._item_map(Y, th, 1.0, 2.0, W)
+    monkeypatch.setattr(model, "_DISTINCT_SHARE", 0.0)  # every item a column of its own
+    a_all, b_all = model._item_map(Y, th, 1.0, 2.0, W)
+    key = Y if W is None else np.vstack([Y, W])
+    assert fitted == [len(np.unique(key.T, axis=0)), 500]
+    assert a.shape == (500, 2) and b.shape == (500,)
+    np.testing.assert_allclose(a, a_all, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(b, b_all, rtol=0, atol=1e-8)
+    _, inverse = np.unique(key.T, axis=0, return_inverse=True)
+    first = np.unique(inverse.ravel(), return_index=True)[1][inverse.ravel()]
+    np.testing.assert_array_equal(a, a[first])  # twins share their first occurrence's parameters, bit for bit
+    np.testing.assert_array_equal(b, b[first])

@@ -752,7 +752,23 @@ def _item_map(Y: np.ndarray, th: np.ndarray, prior_sd_a: float, prior_sd_b: floa
               max_steps: int = 50, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
     """Every item's MAP (a_i, b_i) given the abilities ``th`` (m, d) of the models answering Y (m, n): the item step
     of the joint fit, iterated to convergence (Newton from a = b = 0, capped steps, blocks of items as in
-    :meth:`IRT2PL._fit_jml`). ``W`` (m, n): 1 at observed cells, 0 at missing ones. Returns a (n, d), b (n,)."""
+    :meth:`IRT2PL._fit_jml`). ``W`` (m, n): 1 at observed cells, 0 at missing ones. Returns a (n, d), b (n,).
+
+    Items with the same column of Y (and of W) have the same MAP: where the distinct columns are at most
+    ``_DISTINCT_SHARE`` of the items, each is fitted once (its first occurrence) and its parameters given to every
+    item that has it. The blocks then hold other items, and a block iterates until all its items have converged,
+    so an item's parameters can differ from the fit over all items within the tolerance of its last steps."""
+    first, inverse, _ = _distinct_columns(Y, W)
+    if first is None:
+        return _item_map_each(Y, th, prior_sd_a, prior_sd_b, W, max_steps, tol)
+    a, b = _item_map_each(Y[:, first], th, prior_sd_a, prior_sd_b, None if W is None else W[:, first], max_steps,
+                          tol)
+    return a[inverse], b[inverse]
+
+
+def _item_map_each(Y: np.ndarray, th: np.ndarray, prior_sd_a: float, prior_sd_b: float, W: np.ndarray | None,
+                   max_steps: int, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_item_map` fitted for each column of Y."""
     m, d = th.shape
     n = Y.shape[1]
     X = np.hstack([th, -np.ones((m, 1))])
