@@ -87,3 +87,28 @@ def test_the_item_step_on_distinct_items_is_the_item_step_on_every_item(missing,
     first = np.unique(inverse.ravel(), return_index=True)[1][inverse.ravel()]
     np.testing.assert_array_equal(a, a[first])  # twins share their first occurrence's parameters, bit for bit
     np.testing.assert_array_equal(b, b[first])
+
+
+@pytest.mark.parametrize("m, missing", [(5, False), (64, False), (70, False), (40, True)])
+def test_distinct_columns_are_grouped_as_tuples_of_the_columns(m, missing):
+    rng = np.random.default_rng(m)
+    base = rng.random((m, 30)) < 0.5
+    base[:, 1:3] = base[:, [0]]
+    base[0, 1], base[-1, 2] = ~base[0, 0], ~base[-1, 0]  # columns that differ in their first or last answer alone
+    Y = base[:, np.r_[0, 1, 2, rng.integers(0, 30, 120)]].astype(float)
+    W = None
+    if missing:  # 40 rows of answers and 40 of observed cells: nine packed bytes per column
+        W = np.ones_like(Y)
+        W[:, 3:23][rng.random((m, 20)) < 0.2] = 0
+        W[-1, Y.shape[1] - 1] = 0  # the last item's last cell missing alone
+    key = Y if W is None else np.vstack([Y, W])
+    seen: dict = {}
+    for j, col in enumerate(map(tuple, key.T)):
+        seen.setdefault(col, []).append(j)
+    groups = sorted(seen.values())  # by first occurrence
+    first, inverse, count = model._distinct_columns(Y, W)
+    np.testing.assert_array_equal(first, [g[0] for g in groups])
+    np.testing.assert_array_equal(count, [len(g) for g in groups])
+    assert count.dtype == np.float64
+    for i, g in enumerate(groups):
+        np.testing.assert_array_equal(inverse[g], i)

@@ -723,7 +723,16 @@ def _distinct_columns(Y: np.ndarray, W: np.ndarray | None = None) -> tuple[np.nd
     each one's first occurrence (ascending), each item's index among them and their counts (float64), or
     ``(None, None, None)`` when they are more than ``_DISTINCT_SHARE`` of the items."""
     key = np.packbits(Y > 0.5, axis=0) if W is None else np.packbits(np.vstack([Y > 0.5, W > 0.5]), axis=0)
-    _, first, inverse, count = np.unique(key.T, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    # each column's packed bytes as one scalar (an integer up to 8 bytes, else a byte string): a 1-D np.unique,
+    # which sorts scalars instead of rows of bytes; the order of the groups is undone below
+    n_bytes = key.shape[0]
+    if n_bytes <= 8:
+        cols = np.zeros((key.shape[1], 8), np.uint8)
+        cols[:, :n_bytes] = key.T
+        rows = cols.view(np.uint64).ravel()
+    else:
+        rows = np.ascontiguousarray(key.T).view(np.dtype((np.void, n_bytes))).ravel()
+    _, first, inverse, count = np.unique(rows, return_index=True, return_inverse=True, return_counts=True)
     if len(first) > _DISTINCT_SHARE * Y.shape[1]:
         return None, None, None
     order = np.argsort(first)  # the items' order: a block holds neighbouring items, as without this
