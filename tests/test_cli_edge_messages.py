@@ -55,7 +55,7 @@ def test_a_sequential_start_on_one_item_says_so_not_an_empty_range(tmp_path, cap
 
 def test_an_against_model_in_another_normalisation_is_named_as_such(tmp_path, capsys):
     """``--against`` decomposed (NFD) where the reference writes the model composed (NFC): the refusal says they
-    differ only by Unicode normalisation; it said there was no reference model of the name it prints."""
+    differ only by Unicode normalisation, rather than that no reference model has the name it prints."""
     rows = [(m, f"t/{j}", float((j + k) % 3 == 0)) for k, m in enumerate(["m0", "m1", "caf\u00e9"]) for j in range(9)]
     pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(tmp_path / "ref.csv", index=False)
     nfd = unicodedata.normalize("NFD", "caf\u00e9")

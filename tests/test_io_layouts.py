@@ -378,8 +378,8 @@ def test_one_task_in_another_normalisation_is_told_apart_in_estimate_and_update(
 
 
 def test_a_new_model_named_as_a_reference_model_in_another_normalisation_is_refused(tmp_path, capsys):
-    """A new model whose id is a reference model's but decomposed (NFD) printed as that model and was ranked beside
-    its own reference row, which entered the fit that estimated it; it is refused as the same id is."""
+    """A new model whose id is a reference model's but decomposed (NFD) prints as that model and would be ranked
+    beside its own reference row, which entered the fit that estimates it: it is refused as the same id is."""
     sim = simulate_responses(21, 40, rng=3)
     nfc, nfd = "caf\u00e9", unicodedata.normalize("NFD", "caf\u00e9")
     models = [f"m{i}" for i in range(19)] + [nfc, "new"]

@@ -1439,8 +1439,8 @@ def test_deeply_nested_files_are_refused_in_one_line(tmp_path, capsys, name):
 @pytest.mark.parametrize("name,key,value", [("state.json", "alpha", 0.3), ("state.json", "half_width", 0.5),
                                             ("manifest.json", "seed", 7)])
 def test_a_key_named_twice_in_a_saved_file_is_refused(saved, tmp_path, capsys, name, key, value):
-    """``json`` keeps the last value of a key named twice: a state with ``"alpha"`` twice (0.05, then 0.3) was read
-    as a 70 % interval. The file and the key are named instead, at any depth of the document."""
+    """``json`` keeps the last value of a key named twice: a state with ``"alpha"`` twice (0.05, then 0.3) would be
+    read as a 70 % interval. The file and the key are named instead, at any depth of the document."""
     doc = saved[0] if name == "state.json" else saved[1]
     text = json.dumps(doc)
     first = re.search(f'"{key}": [^,}}]+', text)
