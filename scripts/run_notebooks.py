@@ -205,29 +205,20 @@ def read_timings(out_dir: Path | None) -> dict[str, dict]:
 
 
 def write_timings(out_dir: Path, rows: list[dict]) -> Path:
-    """Merge this run's rows into out_dir/timings.csv (one row per notebook, the latest run wins), atomically: a
-    temporary file beside it replaces it. The file gets the permissions a plain ``open(path, "w")`` gives
-    (``0o666`` less the umask), as the executed copies beside it."""
-    import tempfile
+    """Merge this run's rows into out_dir/timings.csv (one row per notebook, the latest run wins), atomically and
+    with the permissions a plain ``open(path, "w")`` gives, as the executed copies beside it
+    (:func:`effstats._shared.write_text_atomic`)."""
+    import io
 
-    path = out_dir / "timings.csv"
+    from effstats._shared import write_text_atomic
+
     merged = read_timings(out_dir)
     merged.update({r["notebook"]: r for r in rows})
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".timings-", suffix=".csv", dir=out_dir)
-    try:
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600: the permissions of the copies and pages beside it
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=TIMINGS_FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(merged[k] for k in sorted(merged))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    text = io.StringIO(newline="")
+    w = csv.DictWriter(text, fieldnames=TIMINGS_FIELDS, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(merged[k] for k in sorted(merged))
+    return write_text_atomic(out_dir / "timings.csv", text.getvalue())
 
 
 def summary_table(rows: list[dict]) -> str:

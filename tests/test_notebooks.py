@@ -323,7 +323,6 @@ def test_timings_csv_gets_the_umask_permissions(tmp_path, umask):
     assert modes == {"timings.csv": 0o666 & ~umask, "tour.ipynb": 0o666 & ~umask}
 
 
-
 @pytest.mark.parametrize("damaged", ["notebook,seconds\ntour,abc\n", "a,b\n1,2\n", "notebook,seconds\ntour\n",
                                      "notebook,seconds,cpu_seconds\ntour,3.0,-\n", "\x00\xff\xfe,\n"])
 def test_damaged_timings_are_ignored_with_one_warning_and_rewritten(tmp_path, capsys, damaged):
