@@ -384,18 +384,21 @@ def _metric_line(sel) -> str | None:
     """One line naming the per-item metric (and lm-eval filter) each task of an lm-eval reference was read with;
     None for other references (a table's cells are its scores)."""
     from ..datasets._lm_eval_records import FILTER
+    from ..datasets.harness import _per_task
     from ._io import default_metric, per_task
 
     ref = sel.reference
     if ref.get("layout") != "lm-eval":
         return None
-    metric = per_task(ref.get("metric") or default_metric("lm-eval"), "metric")
+    default = default_metric("lm-eval")
+    # the rule the reader applied: a task's own metric, else the one for the other tasks, else the default
+    metric_of = _per_task(per_task(ref.get("metric") or default, "metric"), "metric", default, "a field name")
     filters = ((ref.get("lm_eval") or {}).get("runs") or {}).get(FILTER) or {}
     groups: dict[str, list[str]] = {}
     for task in map(str, sel.tasks.index):
-        m = metric.get(task, metric.get(None, default_metric("lm-eval"))) if isinstance(metric, dict) else metric
         f = filters.get(task)
-        groups.setdefault(line_text(str(m)) + (f" (lm-eval filter {line_text(f)})" if f else ""), []).append(task)
+        groups.setdefault(line_text(metric_of(task)) + (f" (lm-eval filter {line_text(f)})" if f else ""),
+                          []).append(task)
     hint = "another: --metric (e.g. acc_norm), --filter"
     if len(groups) == 1:
         return f"metric: {next(iter(groups))}{' in every task' if len(sel.tasks) > 1 else ''}; {hint}"
