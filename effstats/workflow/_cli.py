@@ -14,8 +14,8 @@ import warnings
 from pathlib import Path
 
 from .._escape import control_text, line_text
-from ._names import (_SEEDLESS, HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES, METHODS, WEIGHTS, _lm_eval_comma_note,
-                     _shell_word, _tasks_option)
+from ._names import (_SEEDLESS, HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES, METHODS, SCORES, WEIGHTS,
+                     _lm_eval_comma_note, _shell_word, _tasks_option)
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 
@@ -348,7 +348,7 @@ def _select(args: argparse.Namespace) -> None:
         # the new files put in place together with the old selection's other files (its estimates) removed
         manifest = sel._save(args.out, replaced=old)
     if sel.budget_curve is not None:
-        print(f"cross-validated error by budget (points) of {_SCORES[sel.weights]} (--weights {sel.weights}):")
+        print(f"cross-validated error by budget (points) of {SCORES[sel.weights]} (--weights {sel.weights}):")
         print(sel.budget_curve.to_string(index=False))
         print(_target_error_line(sel.budget_curve, args.target_error))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
@@ -375,9 +375,6 @@ def _select(args: argparse.Namespace) -> None:
     else:
         print(_table_hint(f'{line_text(str(manifest))} ("items")', f"effstats estimate {_shell_word(str(args.out))}",
                           Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
-
-
-_SCORES = {"items": "the mean over all items", "tasks": "the mean of the task means"}
 
 
 def _metric_line(sel) -> str | None:

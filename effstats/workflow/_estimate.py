@@ -21,7 +21,7 @@ from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._refit import _refit
 from ._select import Selection, _observed_scores
-from ._names import MANIFEST
+from ._names import MANIFEST, SCORES
 from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note,
                            refuse_unicode_twins, str_id_set, warn_graded_against_binary, zero_one_where_read)
 from ._tasks import design_methods, item_tasks
@@ -348,7 +348,7 @@ class Estimate:
         lines += [
                  f"Method `{md_text(sel.method)}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
                  f"{len(self.scored_tasks)} task(s), the score "
-                 f"{'the mean over all items' if self.weights == 'items' else 'the mean of the task means'} "
+                 f"{SCORES[self.weights]} "
                  f"(weights `{self.weights}`). "
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",

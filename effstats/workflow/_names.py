@@ -22,6 +22,7 @@ _SEEDLESS = ("hybrid", "mrmr")
 # The whole-benchmark scores: the mean over all items ("items") or the mean of the task means ("tasks"); select
 # splits its budget for one of them, estimate reports either (effstats select / estimate --weights)
 WEIGHTS = ("items", "tasks")
+SCORES = {"items": "the mean over all items", "tasks": "the mean of the task means"}  # as the reports name them
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"
