@@ -51,13 +51,13 @@ def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
     if not path.parent.is_dir():
         return gone
     prefix = _tmp_prefix(path.name)
-    journaled = None
+    journaled: Any = False  # not read yet
     for f in path.parent.iterdir():
         if not (f.name.startswith(prefix) and f.name.endswith(".tmp")):
             continue
-        if journaled is None:
+        if journaled is False:
             journaled = _journaled(path.parent)
-        if os.path.abspath(f) in journaled:  # a staged file of a swap a kill cut short: the swap's to complete
+        if journaled is None or os.path.abspath(f) in journaled:  # a staged file of a swap a kill cut short
             continue
         pid = f.name[len(prefix):].split(".", 1)[0]
         try:
@@ -89,14 +89,18 @@ def remove_staged(folder: str | os.PathLike, written: Any) -> None:
         remove_stale_tmp(Path(folder) / SWAP)  # the journal's own temporary file, where a kill came before its rename
 
 
-def _journaled(folder: Path) -> set[str]:
+def _journaled(folder: Path) -> set[str] | None:
     """The temporary files (absolute paths) that the swap journals (:func:`swap_files`) in ``folder`` and the two
     folders above it name (a journal names files in the folders below its own): each is a file a killed swap was
-    putting in place, kept for the next command to complete that swap with."""
+    putting in place, kept for the next command to complete that swap with. None (every file) where a journal
+    names a key twice: which files it names is unsure until the user keeps one of them."""
     names: set[str] = set()
     p = Path(os.path.abspath(folder))
     for d in (p, *p.parents[:2]):
-        doc = _record_json(d / SWAP)
+        try:
+            doc = _record_json(d / SWAP)
+        except ValueError:
+            return None
         pairs = doc.get("rename") if isinstance(doc, dict) else None
         if isinstance(pairs, list):
             names.update(os.path.normpath(d / pair[0]) for pair in pairs
@@ -136,25 +140,98 @@ def open_regular(path: str | os.PathLike) -> Any:
         raise
 
 
-def _record_json(f: Path) -> Any:
-    """The JSON of the record file ``f`` (a run's record of its files, a swap journal); None where it is missing,
-    a link (it may name any file) or unreadable."""
+def json_loads(text: str) -> Any:
+    """``json.loads(text)`` refusing an object that names a key twice (``json`` keeps its last value without a
+    word): a :class:`effstats._shared.RepeatedKeyError` whose ``args`` are the key and the line of ``text`` (from 1)
+    where that object names it the second time (:func:`repeated_key_said` words it).
+
+    Examples
+    --------
+    >>> json_loads('{"a": 1}')
+    {'a': 1}
+    >>> json_loads('{"a": {"b": 1},\\n "a": 2}')
+    Traceback (most recent call last):
+    effstats._shared.RepeatedKeyError: ('a', 2)
+    """
     import json
+
+    from ._shared import RepeatedKeyError, json_object
+
+    try:
+        return json.loads(text, object_pairs_hook=json_object)
+    except RepeatedKeyError as exc:
+        raise RepeatedKeyError(exc.args[0], _repeat_line(text, exc.args[0])) from None
+
+
+def repeated_key_said(exc: Exception) -> str:
+    """What the :class:`effstats._shared.RepeatedKeyError` of :func:`json_loads` says, after the file's name."""
+    line = f"line {exc.args[1]} " if len(exc.args) > 1 and exc.args[1] else ""
+    return f"{line}names the key {exc.args[0]!r} twice in one object (a hand edit?); keep one of them"
+
+
+def _repeat_line(text: str, key: str) -> int | None:
+    """The line where the object of ``text`` that ``json_object`` refuses (the first to end naming a key twice)
+    names ``key`` the second time: found by json's pure-Python parser, which tells where each object starts, and
+    a walk over that object's pairs (an error's path only: it parses the text again, slowly)."""
+    import json.decoder
+    import json.scanner
+
+    class _At(Exception):
+        pass
+
+    def parse_object(s_and_end: tuple, strict: bool, scan_once: Any, object_hook: Any, pairs_hook: Any,
+                     memo: Any = None) -> Any:
+        def hook(pairs: list) -> dict:
+            if len({k for k, _ in pairs}) != len(pairs):
+                raise _At(s_and_end[1])
+            return dict(pairs)
+        return json.decoder.JSONObject(s_and_end, strict, scan_once, None, hook, memo)
+
+    dec = json.JSONDecoder()
+    dec.parse_object = parse_object
+    ws = json.decoder.WHITESPACE.match
+    try:
+        json.scanner.py_make_scanner(dec)(text, ws(text, 0).end())
+        return None
+    except _At as at:
+        i = ws(text, at.args[0]).end()  # the object's first key, past its '{'
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    value = json.scanner.make_scanner(json.JSONDecoder())
+    seen = set()
+    while text[i:i + 1] == '"':
+        k, end = json.decoder.scanstring(text, i + 1)
+        if k == key and k in seen:
+            return text.count("\n", 0, i) + 1
+        seen.add(k)
+        _, end = value(text, ws(text, ws(text, end).end() + 1).end())  # past the ':', the value
+        i = ws(text, ws(text, end).end() + 1).end()  # past the ',' to the next key
+    return None
+
+
+def _record_json(f: Path, name: str = "directory") -> Any:
+    """The JSON of the record file ``f`` (a run's record of its files, a swap journal); None where it is missing,
+    a link (it may name any file) or unreadable. A record naming a key twice (a hand edit: which of its lists is
+    the one effstats wrote?) is a ValueError naming ``name``, the file, the line and the key."""
+    from ._shared import RepeatedKeyError
 
     try:
         if f.is_symlink():
             return None
         with open_regular(f) as fh:
-            return json.loads(fh.read().decode("utf-8"))
+            return json_loads(fh.read().decode("utf-8"))
+    except RepeatedKeyError as exc:
+        raise ValueError(f"{name}: {f} {repeated_key_said(exc)}") from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
 
 
-def recorded_files(folder: Path, record: str, fmt: str, known: Any) -> list[str]:
+def recorded_files(folder: Path, record: str, fmt: str, known: Any, name: str = "--out") -> list[str]:
     """The files a record ``folder/record`` of format ``fmt`` lists among the ``known`` names a run writes (in the
     record's order, each once), the record itself last; none where the record is missing, a link (it may name any
-    file), unreadable or not of that format: a run replaces or removes only what such a record says it wrote."""
-    doc = _record_json(folder / record)
+    file), unreadable or not of that format: a run replaces or removes only what such a record says it wrote.
+    A record naming a key twice is a ValueError naming ``name``."""
+    doc = _record_json(folder / record, name)
     if not isinstance(doc, dict) or doc.get("format") != fmt or not isinstance(doc.get("files"), list):
         return []
     return list(dict.fromkeys(n for n in doc["files"] if n in known)) + [record]
@@ -330,21 +407,22 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes | Path]], remov
                 tmp.unlink(missing_ok=True)
 
 
-def finish_swap(folder: Path, known: Any) -> None:
+def finish_swap(folder: Path, known: Any, name: str = "directory") -> None:
     """Complete the swap of files a process ended by a kill left half done in ``folder`` (its journal, see
     :func:`swap_files`), where each file it names is one ``known(relative path)`` says such an output writes; a
     journal of a process still running (unless this process holds the folder's lock), a link, one naming any other
-    file, or one renaming a file in a folder that is a link (or a file) is left alone."""
-    doc = pending_swap(folder, known)
+    file, or one renaming a file in a folder that is a link (or a file) is left alone. A journal naming a key twice
+    is a ValueError naming ``name``."""
+    doc = pending_swap(folder, known, name)
     if doc is not None:
         _complete(Path(folder), doc)
 
 
-def pending_swap(folder: Path, known: Any) -> dict | None:
+def pending_swap(folder: Path, known: Any, name: str = "directory") -> dict | None:
     """The journal of a swap a process ended by a kill left half done in ``folder``, as :func:`finish_swap`
     completes it (None where there is none to complete: see there). Where this process holds the folder's lock
     the journal's process has ended, whatever runs under its pid now."""
-    doc = _record_json(Path(folder) / SWAP)
+    doc = _record_json(Path(folder) / SWAP, name)
     if not isinstance(doc, dict) or doc.get("format") != _SWAP_FORMAT or not isinstance(doc.get("pid"), int) \
             or (doc["pid"] != os.getpid() and not _lock_held(folder) and _alive(doc["pid"])):
         return None

@@ -1447,7 +1447,7 @@ def test_a_key_named_twice_in_a_saved_file_is_refused(saved, tmp_path, capsys, n
     (tmp_path / name).write_text(text[:first.end()] + f', "{key}": {value}' + text[first.end():])
     with pytest.raises(ValueError) as e:
         (SequentialRun if name == "state.json" else Selection).load(tmp_path)
-    said = f"{name}: the key {key!r} appears twice in one object (a hand edit?); keep one of them"
+    said = f"{name} line 1 names the key {key!r} twice in one object (a hand edit?); keep one of them"
     assert str(e.value) == f"directory: {said}"
     command = ["sequential", "status"] if name == "state.json" else ["estimate"]
     code, _, err = _run(command + [tmp_path] + ([tmp_path / name] if name == "manifest.json" else []), capsys)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 
-from .._shared import RepeatedKeyError, _name_list, json_object
+from .._shared import RepeatedKeyError, _name_list
+from .._user_files import json_loads, repeated_key_said
 from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, _walk,
                      refuse_repeated_runs, warn_repeated_runs, without_jupyter_copies)
 
@@ -134,12 +135,12 @@ def _name_in_results(r: Path, arg: str) -> str | None:
     """The model name recorded in a results file: ``model_name``, else the model in ``config.model_args``."""
     _refuse_lfs_pointer(r, _shown(r), arg)
     try:
-        with open(r, encoding="utf-8") as fh:
-            doc = json.load(fh, object_pairs_hook=json_object)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, RepeatedKeyError) as exc:
-        why = ("nests lists or objects too deeply to read" if isinstance(exc, RecursionError) else
-               f"it names the key {exc.args[0]!r} twice in one object" if isinstance(exc, RepeatedKeyError)
-               else str(exc))
+        with open(r, "rb") as fh:
+            doc = json_loads(fh.read().decode("utf-8"))
+    except RepeatedKeyError as exc:
+        raise ValueError(f"{arg}: {_shown(r)} (the results file of the run) {repeated_key_said(exc)}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        why = "nests lists or objects too deeply to read" if isinstance(exc, RecursionError) else str(exc)
         raise ValueError(
             f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({why}); repair it, delete it to name "
             "the model by its folder, or pass a mapping model name -> path(s)"
@@ -170,14 +171,18 @@ def _model_args(doc: Any) -> dict[str, str]:
     return {str(k).strip(): v.strip() if isinstance(v, str) else _plain_field(v) for k, v in margs.items()}
 
 
-def _results_doc(r: Path | None, docs: dict[Path, Any]) -> Any:
-    """The parsed results file ``r`` (None where there is none or it is not JSON), each file parsed once."""
+def _results_doc(r: Path | None, docs: dict[Path, Any], arg: str) -> Any:
+    """The parsed results file ``r`` (None where there is none or it is not JSON), each file parsed once; one naming
+    a key twice is refused (``json`` keeps the last value: of two n-shot counts, two model_args) naming ``arg``, the
+    file, the line and the key."""
     if r is None:
         return None
     if r not in docs:
         try:
-            with open(r, encoding="utf-8") as fh:
-                docs[r] = json.load(fh)
+            with open(r, "rb") as fh:
+                docs[r] = json_loads(fh.read().decode("utf-8"))
+        except RepeatedKeyError as exc:
+            raise ValueError(f"{arg}: {_shown(r)} (the results file of the run) {repeated_key_said(exc)}") from None
         except (ValueError, OSError, RecursionError):
             docs[r] = None
     return docs[r]
@@ -204,7 +209,7 @@ def _split_checkpoints(runs: dict, arg: str, docs: dict[Path, Any]) -> dict:
     for (model, _), lst in runs.items():
         mine = set()
         for ts, _, f in lst:
-            margs = _model_args(_results_doc(_results_file(f, ts), docs))
+            margs = _model_args(_results_doc(_results_file(f, ts), docs, arg))
             ident[f] = tuple(sorted((k, v) for k, v in margs.items()
                                     if k not in _NAME_KEYS and k.lower() not in _RUN_ONLY_KEYS)) if margs else None
             if ident[f] is not None:
@@ -236,9 +241,9 @@ def _split_checkpoints(runs: dict, arg: str, docs: dict[Path, Any]) -> dict:
     return out
 
 
-def _limit_of(f: Path, ts: str, docs: dict[Path, Any]) -> str:
+def _limit_of(f: Path, ts: str, docs: dict[Path, Any], arg: str) -> str:
     """The ``--limit`` a run's results file logs (``config.limit``), as text; "" for none (every document)."""
-    doc = _results_doc(_results_file(f, ts), docs)
+    doc = _results_doc(_results_file(f, ts), docs, arg)
     cfg = doc.get("config") if isinstance(doc, dict) else None
     return _plain_field(cfg.get("limit")) if isinstance(cfg, dict) else ""
 
@@ -274,7 +279,7 @@ def _run_fields(chosen: dict[tuple[str, str], list[Path]], arg: str) -> dict[str
     out: dict[str, dict[str, str]] = {k: {} for k in RUN_FIELDS}
     for (_, task), files in chosen.items():
         for f in files:
-            doc = _results_doc(_results_file(f, _task_of(f)[1]), docs)
+            doc = _results_doc(_results_file(f, _task_of(f)[1]), docs, arg)
             if not isinstance(doc, dict):
                 continue
             got = {k: doc.get(k) if isinstance(doc.get(k), dict) else {} for k in ("versions", "n-shot", "configs")}
@@ -303,8 +308,8 @@ def _choose_runs(runs: dict, duplicates: str, arg: str, docs: dict[Path, Any] | 
                 refuse_repeated_runs(arg, model, task, [_shown(f) for _, _, f in lst])
             if duplicates in ("last", "first"):
                 kept = lst[-1] if duplicates == "last" else lst[0]
-                limit = _limit_of(kept[2], kept[0], docs)
-                full = sum(not _limit_of(f, ts, docs) for ts, _, f in lst if f != kept[2])
+                limit = _limit_of(kept[2], kept[0], docs, arg)
+                full = sum(not _limit_of(f, ts, docs, arg) for ts, _, f in lst if f != kept[2])
                 if limit and full:
                     runs_of += (f"; the run kept ran with --limit {limit}, {full} left out on every document: delete "
                                 "the --limit run's files to read the whole run")

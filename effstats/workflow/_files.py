@@ -135,7 +135,7 @@ def refuse_other_results(out: Path, results: str, where: str | None = None) -> N
     ``new.parquet``, or a results folder ``new`` (each folder is named by the file's name without its
     extension), or results of the same name in another folder (``llama/out`` and ``mistral/out``; a record
     without the path, of an earlier effstats, is told by the name only)."""
-    doc = _record_json(out / REPORT_RECORD)
+    doc = _record_json(out / REPORT_RECORD, "--out")
     ours = isinstance(doc, dict) and doc.get("format") == _REPORT_FORMAT
     other = doc.get("results") if ours else None
     other_path = doc.get("results_path") if ours else None
@@ -324,7 +324,7 @@ def recover(d: Path, name: str = "directory") -> None:
     left for a later command to complete over a newer selection. Where the completion in ``d`` cannot be done (a
     read-only folder), a ValueError naming ``name`` says so: the folder holds a mix of the two outputs until it is."""
     try:
-        finish_swap(d, _written)
+        finish_swap(d, _written, name)
     except OSError as exc:
         raise ValueError(f"{name}: {d} holds the output of a command stopped midway, half put in place, and "
                          f"completing it failed ({exc.strerror or exc}: {exc.filename}); make the folder writable "
@@ -334,7 +334,7 @@ def recover(d: Path, name: str = "directory") -> None:
         with contextlib.suppress(OSError):
             for sub in sorted(reports.iterdir()):
                 if sub.is_dir() and not sub.is_symlink() and (sub / SWAP).is_file():
-                    finish_swap(sub, _written)
+                    finish_swap(sub, _written, name)
     # the files a command killed before its journal was written had staged (a reference copy of hundreds of
     # megabytes, say): removed by the next command on the folder, not only by a later run writing the same name
     remove_staged(d, _written)

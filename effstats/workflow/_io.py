@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import (RepeatedKeyError, json_object, open_regular, put_in_place, remove_stale_tmp, temporary_copy,
+from .._shared import (RepeatedKeyError, open_regular, put_in_place, remove_stale_tmp, temporary_copy,
                        write_text_atomic)
+from .._user_files import json_loads, repeated_key_said
 from .._validation import check_trials
 from ..datasets._files import _walk
 from ..datasets._lm_eval_files import old_layout_hint
@@ -833,12 +834,11 @@ def read_json(path: str | os.PathLike, name: str) -> Any:
         raise ValueError(f"{name}: {str(p)!r} " + ("is not a regular file" if p.exists() else "does not exist"))
     try:
         with open_regular(p) as fh:
-            return json.loads(fh.read().decode("utf-8"), object_pairs_hook=json_object)
+            return json_loads(fh.read().decode("utf-8"))
     except OSError as exc:
         raise ValueError(f"{name}: {str(p)!r} cannot be read ({exc.strerror})") from None
     except RepeatedKeyError as exc:
-        raise ValueError(f"{name}: {p.name}: the key {exc.args[0]!r} appears twice in one object (a hand edit?); "
-                         "keep one of them") from None
+        raise ValueError(f"{name}: {p.name} {repeated_key_said(exc)}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{name}: {p.name} is not valid JSON ({exc})") from None
     except RecursionError:

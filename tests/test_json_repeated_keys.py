@@ -1,0 +1,158 @@
+"""A JSON object naming one key twice is read by ``json`` as its last value without a word. The loop's records of
+the files it wrote (an estimate's record, a swap journal) and lm-eval's results files are refused instead, in one
+line naming the file, the line of the second occurrence and the key, as the saved manifests and states are."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from effstats._shared import RepeatedKeyError, json_object
+from effstats._user_files import json_loads
+from effstats.datasets import read_lm_eval_samples
+from effstats.workflow import Selection, write_lm_eval_samples
+from test_workflow_files import _one_line, _run, _truth
+
+SAID = "names the key {key!r} twice in one object (a hand edit?); keep one of them"
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    """A selection on lm-eval logs and a new model's logs on its items."""
+    root, truth = tmp_path_factory.mktemp("keys"), _truth()
+    write_lm_eval_samples(truth, root / "ref", models=truth.model_ids[:24])
+    return root, truth
+
+
+def _selection(loop, capsys, sel: Path) -> Path:
+    root, truth = loop
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel, "--no-progress"], capsys)[0] == 0
+    write_lm_eval_samples(truth, sel.parent / "new", models=[truth.model_ids[25]], items=Selection.load(sel).items)
+    return sel.parent / "new"
+
+
+# ------------------------------------------------------------------------------------------- the line, found exactly
+def _with_repeat(doc: dict, path: list[str], line_of: int) -> tuple[str, str, int]:
+    """``doc`` written one pair a line (``json.dumps(indent=1)``) with a pair ``"<key>": 0`` written again in the
+    object at ``path``: the text, the key and the line of its second occurrence."""
+    lines = json.dumps(doc, indent=1).splitlines()
+    obj = doc
+    for k in path:
+        obj = obj[k]
+    key = sorted(obj)[line_of % len(obj)]
+    # the line of that key in that object: found by writing the document with a marker in its place
+    marked = json.loads(json.dumps(doc))
+    inner = marked
+    for k in path:
+        inner = inner[k]
+    inner[key] = "\x00marker"
+    at = next(k for k, ln in enumerate(json.dumps(marked, indent=1).splitlines()) if "\\u0000marker" in ln)
+    indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+    lines.insert(at, f"{indent}{json.dumps(key)}: 0,")  # before it: the original is the second occurrence
+    return "\n".join(lines), key, at + 2
+
+
+_keys = st.text("abc\\\":é", min_size=1, max_size=3)
+_docs = st.recursive(st.dictionaries(_keys, st.integers(0, 9) | st.text("a:\"{", max_size=3), min_size=1,
+                                     max_size=4),
+                     lambda inner: st.dictionaries(_keys, inner, min_size=1, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(doc=_docs, data=st.data())
+def test_the_line_of_a_repeated_key_is_that_of_its_second_occurrence(doc, data):
+    """Brute force: a document written one pair a line with one pair written again at a known line, in an object
+    at any depth (keys with quotes, backslashes and colons in them, values holding colons): the error names that
+    key and that line, and json_object refuses the same key."""
+    path, obj = [], doc
+    while any(isinstance(v, dict) for v in obj.values()) and data.draw(st.booleans()):
+        k = data.draw(st.sampled_from(sorted(k for k, v in obj.items() if isinstance(v, dict))))
+        path.append(k)
+        obj = obj[k]
+    text, key, line = _with_repeat(doc, path, data.draw(st.integers(0, 9)))
+    with pytest.raises(RepeatedKeyError) as e:
+        json_loads(text)
+    assert e.value.args == (key, line)
+    with pytest.raises(RepeatedKeyError, match="") as hook:
+        json.loads(text, object_pairs_hook=json_object)
+    assert hook.value.args[0] == key
+
+
+def test_a_key_written_with_an_escape_is_the_same_key():
+    with pytest.raises(RepeatedKeyError) as e:
+        json_loads('{"files": [],\n "\\u0066iles": ["manifest.json"]}')
+    assert e.value.args == ("files", 2)
+    assert json_loads('{"a": {"a": 1}, "b": "\\"a\\": 2"}') == {"a": {"a": 1}, "b": '"a": 2'}
+
+
+# ------------------------------------------------------------------------------------------ the loop's own records
+def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(loop, capsys, tmp_path):
+    """A journal whose ``remove`` is written twice, the second listing the manifest: read last-wins, the next
+    command completing it removed the selection's manifest. It is refused, naming the journal, the line and the
+    key, and nothing is removed."""
+    sel = tmp_path / "sel"
+    new = _selection(loop, capsys, sel)
+    journal = sel / ".effstats_swap.json"
+    journal.write_text('{"format": "effstats.swap/1", "pid": 1, "rename": [],\n "remove": [],\n'
+                       ' "remove": ["manifest.json"]}\n')
+    with pytest.raises(ValueError) as e:
+        Selection.load(sel)
+    assert str(e.value) == f"directory: {journal} line 3 " + SAID.format(key="remove")
+    code, _, err = _run(["estimate", sel, new, "--out", tmp_path / "e", "--no-progress"], capsys)
+    assert code == 2 and _one_line(err) == (f"effstats estimate: error: DIR: {journal} line 3 "
+                                            + SAID.format(key="remove")), err
+    assert (sel / "manifest.json").is_file() and journal.is_file()
+
+
+def test_an_estimate_record_naming_its_files_twice_is_refused(loop, capsys, tmp_path):
+    """An estimate's record of its report files whose ``files`` is written twice: read last-wins, ``--force``
+    replaced (or a run removed) whatever the second list names. The record is refused in one line."""
+    sel = tmp_path / "sel"
+    new = _selection(loop, capsys, sel)
+    out = tmp_path / "est"
+    assert _run(["estimate", sel, new, "--out", out, "--no-progress"], capsys)[0] == 0
+    record = out / ".effstats_estimate.json"
+    doc = json.loads(record.read_text())
+    text = json.dumps(doc, indent=1)
+    record.write_text(text.replace('"files": [', '"files": ["estimate.csv"],\n "files": [', 1))
+    line = text[:text.index('"files": [')].count("\n") + 2
+    code, _, err = _run(["estimate", sel, new, "--out", out, "--force", "--no-progress"], capsys)
+    assert code == 2 and _one_line(err) == (f"effstats estimate: error: --out: {record} line {line} "
+                                            + SAID.format(key="files")), err
+
+
+# --------------------------------------------------------------------------------------------- lm-eval results files
+def _logs_with_results(tmp_path: Path, results: str) -> Path:
+    truth = _truth()
+    out = write_lm_eval_samples(truth.subset(models=[0, 1], items=range(30)), tmp_path / "logs")
+    for f in out.glob("*/results_*.json"):
+        f.write_text(results)
+    return out
+
+
+@pytest.mark.parametrize("results, key, line", [
+    # the few-shot count recorded for the task, which a later run's logs are checked against
+    ('{"n-shot": {"t0": 5,\n "t0": 0}}', "t0", 2),
+    # two --limit values: the run kept would be said to be a --limit run, or not
+    ('{"config": {"limit": null,\n\n "limit": 10}}', "limit", 3),
+])
+def test_a_results_file_naming_a_key_twice_is_refused(tmp_path, results, key, line):
+    """Logs given as a mapping model -> folder (so the results file does not name the model): its run fields were
+    read last-wins. They are refused naming the file, the line and the key."""
+    out = _logs_with_results(tmp_path, results)
+    folder = sorted(p for p in out.iterdir())[0]
+    f = next(folder.glob("results_*.json"))
+    with pytest.raises(ValueError) as e:
+        read_lm_eval_samples({"m": folder})
+    assert str(e.value) == (f"path_or_paths: {folder.name}/{f.name} (the results file of the run) line {line} "
+                            + SAID.format(key=key))
+
+
+def test_a_results_file_naming_the_model_twice_is_refused_with_its_line(tmp_path):
+    out = _logs_with_results(tmp_path, '{"results": {},\n "model_name": "org/a",\n "model_name": "org/b"}')
+    with pytest.raises(ValueError, match=r"^path_or_paths: org__m\d\d/results_[^ ]+\.json \(the results file of the "
+                       r"run\) line 3 names the key 'model_name' twice in one object"):
+        read_lm_eval_samples(out)
