@@ -51,13 +51,16 @@ def str_id_set(known: Any) -> set[str]:
     return {i for i in known if isinstance(i, str)}
 
 
-def refuse_unicode_twins(ids: Any, known: Any, where: str, seen: set[str] | None = None, what: str = "item") -> None:
+def refuse_unicode_twins(ids: Any, known: Any, where: str, seen: set[str] | None = None, what: str = "item",
+                         name: str = "new_results", one: bool = False) -> None:
     """Raise when ids of the results that are not among ``known`` (the ids of ``where``: the manifest, the run) equal
     one of them but for Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD, as macOS file names
     and some tokenisers write it): they print alike, so the message shows both as escapes and names the forms.
     ``seen``, when given, is ``str_id_set(known)`` kept by the caller (a run checks every batch against the same
     ids); ``known`` is then read only when some id of the results is not among them. ``what``: the ids' kind in the
-    message (``"item"``, ``"model"``)."""
+    message (``"item"``, ``"model"``); ``name``: the argument that gave ``ids``. With ``one``, ``ids`` is one id the
+    user named (``--against``), and the message names the id of ``where`` to give instead (``what``: its kind,
+    ``"reference model"``)."""
     if seen is None:
         seen = str_id_set(known)
     strange = [i for i in dict.fromkeys(ids) if isinstance(i, str) and i not in seen]
@@ -70,7 +73,11 @@ def refuse_unicode_twins(ids: Any, known: Any, where: str, seen: set[str] | None
     twins = [(i, nfc[unicodedata.normalize("NFC", i)]) for i in strange if unicodedata.normalize("NFC", i) in nfc]
     if twins:
         theirs, ours = twins[0]
-        raise ValueError(f"new_results: {len(twins)} {what} id(s) differ from {where}'s only by Unicode normalisation, "
+        if one:
+            raise ValueError(f"{name}: no {what} {_plain(theirs)!r} (written {ascii(_plain(theirs))}); the {what} "
+                             f"{_plain(ours)!r} (written {ascii(_plain(ours))}) differs from it only by Unicode "
+                             "normalisation: give that one")
+        raise ValueError(f"{name}: {len(twins)} {what} id(s) differ from {where}'s only by Unicode normalisation, "
                          f"e.g. {_plain(theirs)!r}, written {ascii(_plain(theirs))} ({_form(theirs)}), is "
                          f"{_plain(ours)!r} in {where}, written {ascii(_plain(ours))} ({_form(ours)}); normalise "
                          f"the results' ids with unicodedata.normalize({_form(ours)!r}, id)")

@@ -285,14 +285,8 @@ class SequentialRun(_AdaptiveRule, _Report):
             if against is None:
                 raise ValueError("against: rule='efficacy' compares the new model with a reference model; name it")
             if str(against) not in set(map(str, rm.model_ids)):
-                import unicodedata
-
-                nfc = {unicodedata.normalize("NFC", str(m)): str(m) for m in rm.model_ids}
-                twin = nfc.get(unicodedata.normalize("NFC", str(against)))
-                if twin is not None:  # it prints as that model
-                    raise ValueError(f"against: no reference model {_plain(against)!r} (written {ascii(str(against))}"
-                                     f"); the reference model {twin!r} (written {ascii(twin)}) differs from it only "
-                                     "by Unicode normalisation: give that one")
+                refuse_unicode_twins([str(against)], list(map(str, rm.model_ids)), "the reference data",
+                                     what="reference model", name="against", one=True)
                 # HELM's run folders write a model org/name as org_name
                 close = [_plain(m) for m in rm.model_ids if str(against).lower() in str(m).lower()
                          or str(m).replace("/", "_").lower() == str(against).lower()][:5]
