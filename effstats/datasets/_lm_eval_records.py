@@ -140,6 +140,23 @@ def _hashes(d: Any, p: Any, t: Any) -> str:
     return "".join(("" if v is None else str(v))[:HASH_WIDTH].ljust(HASH_WIDTH) for v in (d, p, t))
 
 
+class MetricNotLogged(ValueError):
+    """A samples record without the metric asked for, with the file (as shown), the line, the metric, the record's
+    numeric fields and its number of choices (the log-likelihoods it logs; 0 for a record of generated text): a
+    caller reading a new model's logs with the reference's metric says from them which kind of task each logs."""
+
+    def __init__(self, message: str, shown: str = "", line: int = 0, metric: str = "", fields: Any = (),
+                 choices: int = 0) -> None:
+        super().__init__(message)
+        self.shown, self.line, self.metric, self.fields, self.choices = shown, line, metric, list(fields), choices
+
+
+def task_kind(choices: int) -> str:
+    """What a samples record of ``choices`` log-likelihoods (0: generated text) logs, for messages."""
+    return (f"a multiple-choice task (the log-likelihoods of {choices} choices)" if choices > 0
+            else "generated text (a generate_until task)")
+
+
 def _numeric_fields(rec: Mapping) -> list[str]:
     skip = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash", "target_hash",
             "filter", "metrics"}
@@ -327,10 +344,9 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
     elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
         value = float(np.argmax(logits) == gold)
     else:
-        raise ValueError(
-            f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}); "
-            f"numeric fields there: {_numeric_fields(rec)}"
-        )
+        fields = _numeric_fields(rec)
+        raise MetricNotLogged(f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}), a record of "
+                              f"{task_kind(n)}; numeric fields there: {fields}", _shown(f), lineno, metric, fields, n)
     # inline, not a call: run for every record of every log
     d, p, t = rec.get("doc_hash"), rec.get("prompt_hash"), rec.get("target_hash")
     if d is None and p is None:  # logs of harness versions before the digests (raising would cost more)

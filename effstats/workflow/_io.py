@@ -19,6 +19,7 @@ from .._user_files import json_loads, repeated_key_said
 from .._validation import check_trials
 from ..datasets._files import _walk
 from ..datasets._lm_eval_files import old_layout_hint
+from ..datasets._lm_eval_records import MetricNotLogged, task_kind
 from ..responses import ResponseMatrix
 from ._schema import check
 
@@ -384,6 +385,8 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
         for w in said:  # the reader's warnings name its own argument: say which input it was
             warnings.warn(re.sub(r"^(path|frame):", f"{name}:", str(w.message)), w.category, stacklevel=3)
         return out, {}
+    except MetricNotLogged:  # whose fields read_new_results reads: the message is the reader's own already
+        raise
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
         for internal in ("path_or_paths:", "path:", "frame:"):  # the readers' argument names: say which input it was
@@ -422,9 +425,34 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         filter = reference.get("filter") if same else None
     # HELM runs: the split, perturbation and train trials the reference runs were read with
     helm = reference.get("helm") if layout == "helm" and same else None
-    # read as detected (a folder is walked once more, by the reader)
-    return _read_results(source, format=layout, metric=metric, duplicates=duplicates, filter=filter, name=name,
-                         **(helm or {}))
+    try:  # read as detected (a folder is walked once more, by the reader)
+        return _read_results(source, format=layout, metric=metric, duplicates=duplicates, filter=filter, name=name,
+                             **(helm or {}))
+    except MetricNotLogged as exc:
+        if not (same and used is not None):  # a metric of the user's, or the default of another layout
+            raise ValueError(str(exc)) from None
+        raise ValueError(_other_measure(exc, name)) from None
+
+
+def _other_measure(exc: MetricNotLogged, name: str) -> str:
+    """The refusal of new lm-eval logs that do not log the metric the reference logs were read with: they log
+    another kind of task (generated answers where the reference's were choices ranked by log-likelihood, or the
+    reverse) or another task configuration, whose score is not the reference models' score."""
+    # lm-eval's scores of multiple-choice tasks (computed from the choices' log-likelihoods where not logged) and of
+    # generate_until tasks: a metric of another kind than the record's is another measure
+    mc = {"acc": True, "acc_norm": True, "exact_match": False}.get(exc.metric)
+    other = mc is not None and mc == (exc.choices == 0)
+    ref = {True: " (a multiple-choice score: the choice of highest log-likelihood)",
+           False: " (the score of a generated answer)"}.get(mc, "")
+    said = (f"{name}: {exc.shown} (line {exc.line}) logs {task_kind(exc.choices)}, scored by "
+            f"{', '.join(map(repr, exc.fields)) or 'no numeric field'}; the reference models' logs were read with "
+            f"{exc.metric!r}{ref}, which it does not log")
+    if other:
+        kind = "a multiple-choice task" if mc else "a generation task (generate_until)"
+        return (f"{said}: a choice ranked by log-likelihood and a generated answer are scored differently, so the "
+                f"one score does not estimate the other; run the new model on the task as {kind}, as the reference "
+                "models were")
+    return f"{said}; run the new model on the task as the reference models were (the same task configuration)"
 
 
 # effstats' own JSON files, by their format field: what a user gives as results by a slip (both kinds of paths come

@@ -1,0 +1,113 @@
+"""A multiple-choice reference (lm-eval's loglikelihood tasks, read with ``acc``: the choice of highest
+log-likelihood) and a new model's logs of generated answers (``exact_match``), or the reverse, measure different
+things: the new logs are refused in one line naming the argument, the file, both kinds and both metrics."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.cli import main
+from effstats.datasets import read_lm_eval_samples, simulate_responses
+from effstats.workflow import Selection, estimate, write_lm_eval_samples
+
+TS = "2026-01-01T00-00-00.000000"
+
+
+def _truth() -> ResponseMatrix:
+    d = simulate_responses(26, 90, rng=5)
+    return ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(26)],
+                          item_ids=[f"t{k % 2}/{k}" for k in range(90)])
+
+
+def write_generation_logs(rm: ResponseMatrix, out: Path, models, items=None) -> Path:
+    """lm-eval logs of a generate_until task: each record's response is text, scored by ``exact_match``."""
+    rm = rm.subset(models=list(models), items=items)
+    for m, model in enumerate(rm.model_ids):
+        folder = out / str(model).replace("/", "__")
+        folder.mkdir(parents=True, exist_ok=True)
+        for task in sorted({i.split("/")[0] for i in rm.item_ids}):
+            lines = []
+            for j, item in enumerate(rm.item_ids):
+                if item.split("/")[0] != task:
+                    continue
+                doc, right = int(item.split("/")[1]), bool(rm.values[m, j])
+                lines.append(json.dumps({
+                    "doc_id": doc, "doc": {"question": f"q{doc}", "answer": str(doc)}, "target": str(doc),
+                    "arguments": {"gen_args_0": {"arg_0": f"Question {doc}:", "arg_1": {"until": ["\n"]}}},
+                    "resps": [[str(doc) if right else "no"]], "filtered_resps": [str(doc) if right else "no"],
+                    "filter": "none", "metrics": ["exact_match"], "exact_match": float(right)}))
+            (folder / f"samples_{task}_{TS}.jsonl").write_text("\n".join(lines) + "\n")
+        (folder / f"results_{TS}.json").write_text(json.dumps({"results": {}, "model_name": str(model)}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def refs(tmp_path_factory):
+    root, truth = tmp_path_factory.mktemp("kinds"), _truth()
+    write_lm_eval_samples(truth, root / "mc", models=truth.model_ids[:24])
+    write_generation_logs(truth, root / "gen", truth.model_ids[:24])
+    return root, truth
+
+
+def _error(argv, capsys) -> str:
+    code = main([str(a) for a in argv] + ["--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err.strip()
+
+
+def test_generated_answers_against_a_multiple_choice_reference_are_refused(refs, capsys, tmp_path):
+    root, truth = refs
+    assert main(["select", str(root / "mc"), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
+    capsys.readouterr()
+    items = Selection.load(tmp_path / "sel").items
+    new = write_generation_logs(truth, tmp_path / "new", [truth.model_ids[25]], items)
+    said = ("logs generated text (a generate_until task), scored by 'exact_match'; the reference models' logs were "
+            "read with 'acc' (a multiple-choice score: the choice of highest log-likelihood), which it does not log: "
+            "a choice ranked by log-likelihood and a generated answer are scored differently, so the one score does "
+            "not estimate the other; run the new model on the task as a multiple-choice task, as the reference "
+            "models were")
+    with pytest.raises(ValueError) as e:
+        estimate(tmp_path / "sel", new)
+    assert str(e.value) == f"new_results: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
+    err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
+    assert err == f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
+    # a sequential run checks each batch the same way
+    assert main(["sequential", "start", str(root / "mc"), "--half-width", "0.1", "--initial", "20", "--out",
+                 str(tmp_path / "seq"), "--no-progress"]) == 0
+    capsys.readouterr()
+    batch = json.loads((tmp_path / "seq" / "batch_001" / "items.json").read_text())
+    new = write_generation_logs(truth, tmp_path / "new_seq", [truth.model_ids[25]], batch)
+    err = _error(["sequential", "update", tmp_path / "seq", new], capsys)
+    assert err.startswith("effstats sequential update: error: NEW_RESULTS: org__m25/samples_t") and said in err, err
+
+
+def test_multiple_choice_logs_against_a_generation_reference_are_refused(refs, capsys, tmp_path):
+    root, truth = refs
+    assert main(["select", str(root / "gen"), "--metric", "exact_match", "--budget", "20", "--out",
+                 str(tmp_path / "sel"), "--no-progress"]) == 0
+    capsys.readouterr()
+    new = write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]],
+                                items=Selection.load(tmp_path / "sel").items)
+    err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
+    assert err == (f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) logs a "
+                   "multiple-choice task (the log-likelihoods of 4 choices), scored by 'acc'; the reference models' "
+                   "logs were read with 'exact_match' (the score of a generated answer), which it does not log: a "
+                   "choice ranked by log-likelihood and a generated answer are scored differently, so the one score "
+                   "does not estimate the other; run the new model on the task as a generation task "
+                   "(generate_until), as the reference models were")
+
+
+def test_the_reader_says_which_kind_of_task_a_record_logs(refs):
+    """Read with a metric the records do not log, each kind is named (``acc`` of generated text, the default)."""
+    root, _ = refs
+    with pytest.raises(ValueError, match=r"^metric: 'acc' is not logged in org__m00/samples_t0_[^ ]+ \(line 1\), a "
+                       r"record of generated text \(a generate_until task\); numeric fields there: \['exact_match'\]$"):
+        read_lm_eval_samples(root / "gen" / "org__m00")
+    with pytest.raises(ValueError, match=r"^metric: 'exact_match' is not logged in org__m00/samples_t0_[^ ]+ \(line "
+                       r"1\), a record of a multiple-choice task \(the log-likelihoods of 4 choices\); numeric fields "
+                       r"there: \['acc'\]$"):
+        read_lm_eval_samples(root / "mc" / "org__m00", metric="exact_match")
