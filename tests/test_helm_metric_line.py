@@ -56,3 +56,23 @@ def test_the_perturbation_read_is_named(runs, capsys, tmp_path):
     said = _metric_lines(runs, capsys, tmp_path / "b", "--tasks", "boolq", "--perturbation", fields)
     assert said == ['metric: exact_match (split test, perturbation {"name": "typo", "prob": 0.1}); another: --metric '
                     "(e.g. quasi_exact_match), --split, --perturbation"]
+
+
+@pytest.mark.parametrize("command", ["select", "estimate"])
+def test_a_run_spec_split_at_its_commas_by_tasks_is_told_how_to_write_it(runs, capsys, tmp_path, command):
+    """``--tasks`` splits its value at commas, and a HELM run spec's name holds commas: the refusal names the parts
+    it did not find and shows the name written with ``\\,``."""
+    argv = ["select", str(runs), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]
+    if command == "estimate":
+        assert main(argv) == 0
+        capsys.readouterr()
+        argv = ["estimate", str(tmp_path / "sel"), str(runs / "v1" / f"{MMLU},model=org0_model-00"),
+                "--restrict-to-manifest", "--out", str(tmp_path / "e")]
+    code = main(argv + ["--tasks", MMLU])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    # select names the parts in sorted order, estimate in the order given (here the reverse)
+    parts = sorted(["'method=multiple_choice_joint'", "'mmlu:subject=anatomy'"], reverse=command == "estimate")
+    assert err.startswith(f"effstats {command}: error: --tasks: [{', '.join(parts)}] not among the "), err
+    assert err.endswith(" (on the command line a comma inside a task's name is written \\,: --tasks "
+                        "'mmlu:subject=anatomy\\,method=multiple_choice_joint')"), err

@@ -24,7 +24,7 @@ from ._select import Selection, _observed_scores
 from ._names import MANIFEST, SCORES
 from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note,
                            refuse_unicode_twins, str_id_set, warn_graded_against_binary, zero_one_where_read)
-from ._tasks import design_methods, item_tasks
+from ._tasks import comma_hint, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
 
@@ -833,6 +833,7 @@ def _scored_tasks(fits: dict, tasks: Any) -> tuple[dict, pd.Index]:
     heads = {t.partition(":")[0] for t in fits}  # HELM: a scenario's name names each of its run specs
     unknown = [t for t in wanted if t not in fits and t not in heads]
     if not wanted or unknown:
-        raise ValueError(f"tasks: {unknown or 'none given'} not among the manifest's tasks {list(fits)[:10]}")
+        raise ValueError(f"tasks: {unknown or 'none given'} not among the manifest's tasks {list(fits)[:10]}"
+                         f"{comma_hint(unknown, fits)}")
     kept = [t for t in fits if t in wanted or t.partition(":")[0] in wanted]
     return {t: fits[t] for t in kept}, pd.Index(kept)

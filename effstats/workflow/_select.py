@@ -25,7 +25,7 @@ from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, check
                   stage_reference)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, WEIGHTS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
-                     check_task_keys, item_tasks, samples_by_task)
+                     check_task_keys, comma_hint, item_tasks, samples_by_task)
 
 __all__ = ["Selection", "neyman_shares", "select"]
 
@@ -927,7 +927,8 @@ def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
     unknown = sorted(set(wanted) - set(have) - set(head))
     if not wanted or unknown:
         raise ValueError(f"tasks: {unknown or 'none given'} not among the reference's tasks "
-                         f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}")
+                         f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}"
+                         f"{comma_hint(unknown, set(have))}")
     return rm._take(items=np.flatnonzero((have.isin(wanted) | head.isin(wanted)).to_numpy()))
 
 

@@ -67,6 +67,20 @@ def _warn_models_missing_tasks(rm: ResponseMatrix, task: np.ndarray) -> None:
 _FEW_FOLDERS = 100  # folders in the ids that are tasks whatever the number of items (MMLU has 57 subjects)
 
 
+def comma_hint(unknown: Any, known: Any) -> str:
+    """Where ``unknown`` (task names not found) holds the comma-separated parts of a known task's name (a HELM run
+    spec's, ``mmlu:subject=anatomy,method=multiple_choice_joint``, which ``--tasks`` splits at its commas), a clause
+    saying how the command line writes that name; else ""."""
+    import shlex
+
+    parts = {str(t).strip() for t in unknown}
+    for name in map(str, known):
+        if "," in name and all(p.strip() in parts for p in name.split(",")):
+            escaped = shlex.quote(name.replace(",", "\\,"))
+            return f" (on the command line a comma inside a task's name is written \\,: --tasks {escaped})"
+    return ""
+
+
 def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
 
