@@ -165,8 +165,10 @@ def json_loads(text: str) -> Any:
 
 def repeated_key_said(exc: Exception) -> str:
     """What the :class:`effstats._shared.RepeatedKeyError` of :func:`json_loads` says, after the file's name."""
+    from ._shared import _plain  # a key of thousands of characters is cut
+
     line = f"line {exc.args[1]} " if len(exc.args) > 1 and exc.args[1] else ""
-    return f"{line}names the key {exc.args[0]!r} twice in one object (a hand edit?); keep one of them"
+    return f"{line}names the key {_plain(exc.args[0])!r} twice in one object (a hand edit?); keep one of them"
 
 
 def _repeat_line(text: str, key: str) -> int | None:

@@ -156,3 +156,31 @@ def test_a_results_file_naming_the_model_twice_is_refused_with_its_line(tmp_path
     with pytest.raises(ValueError, match=r"^path_or_paths: org__m\d\d/results_[^ ]+\.json \(the results file of the "
                        r"run\) line 3 names the key 'model_name' twice in one object"):
         read_lm_eval_samples(out)
+
+
+def test_a_long_repeated_key_is_cut_in_the_message(tmp_path):
+    key = "k" * 5000
+    (tmp_path / "manifest.json").write_text(json.dumps({key: 1})[:-1] + f', "{key}": 2}}')
+    with pytest.raises(ValueError) as e:
+        Selection.load(tmp_path)
+    assert len(str(e.value)) < 300 and "…(5000 characters)" in str(e.value), str(e.value)
+
+
+def test_a_staged_file_beside_a_journal_naming_a_key_twice_is_kept(tmp_path):
+    """Which files a journal naming ``rename`` twice stages is unsure until the user keeps one of them: the
+    clean-up of a dead process's temporary files leaves every one of them (read last-wins, the journal's first
+    list, the staged file's, was dropped and the file removed)."""
+    import subprocess
+    import sys
+
+    from effstats._user_files import remove_stale_tmp
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    staged = tmp_path / f".manifest.json.{dead}.x1.tmp"
+    staged.write_text("{}")
+    (tmp_path / ".effstats_swap.json").write_text(json.dumps({"format": "effstats.swap/1", "pid": int(dead), "rename": [
+        [staged.name, "manifest.json"]], "remove": []})[:-1] + ', "rename": []}')
+    assert remove_stale_tmp(tmp_path / "manifest.json") == [] and staged.is_file()
+    (tmp_path / ".effstats_swap.json").unlink()  # no journal: a dead process's file goes
+    assert remove_stale_tmp(tmp_path / "manifest.json") == [staged] and not staged.exists()
