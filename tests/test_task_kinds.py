@@ -111,3 +111,17 @@ def test_the_reader_says_which_kind_of_task_a_record_logs(refs):
                        r"1\), a record of a multiple-choice task \(the log-likelihoods of 4 choices\); numeric fields "
                        r"there: \['acc'\]$"):
         read_lm_eval_samples(root / "mc" / "org__m00", metric="exact_match")
+
+
+def test_a_record_of_many_fields_is_named_by_five_of_them(refs, capsys, tmp_path):
+    """Generated answers scored by 40 metrics: the refusal names five and counts the rest, in one short line."""
+    root, truth = refs
+    assert main(["select", str(root / "mc"), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
+    capsys.readouterr()
+    new = write_generation_logs(truth, tmp_path / "new", [truth.model_ids[25]], Selection.load(tmp_path / "sel").items)
+    for f in new.rglob("samples_*.jsonl"):
+        recs = [json.loads(line) for line in f.read_text().splitlines()]
+        f.write_text("".join(json.dumps({**r, **{f"score_{k:02d}": 0.5 for k in range(40)}}) + "\n" for r in recs))
+    err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
+    assert len(err) < 800 and ("scored by 'exact_match', 'score_00', 'score_01', 'score_02', 'score_03' … and 36 "
+                               "more; the reference models' logs were read with 'acc'") in err, err

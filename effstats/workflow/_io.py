@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import (RepeatedKeyError, open_regular, put_in_place, remove_stale_tmp, temporary_copy,
-                       write_text_atomic)
+from .._shared import (RepeatedKeyError, _name_list, _plain, open_regular, put_in_place, remove_stale_tmp,
+                       temporary_copy, write_text_atomic)
 from .._user_files import json_loads, repeated_key_said
 from .._validation import check_trials
 from ..datasets._files import _walk
@@ -444,9 +444,9 @@ def _other_measure(exc: MetricNotLogged, name: str) -> str:
     other = mc is not None and mc == (exc.choices == 0)
     ref = {True: " (a multiple-choice score: the choice of highest log-likelihood)",
            False: " (the score of a generated answer)"}.get(mc, "")
-    said = (f"{name}: {exc.shown} (line {exc.line}) logs {task_kind(exc.choices)}, scored by "
-            f"{', '.join(map(repr, exc.fields)) or 'no numeric field'}; the reference models' logs were read with "
-            f"{exc.metric!r}{ref}, which it does not log")
+    fields = _name_list(map(repr, _plain(exc.fields)), 5) or "no numeric field"  # a record may log hundreds
+    said = (f"{name}: {exc.shown} (line {exc.line}) logs {task_kind(exc.choices)}, scored by {fields}; the reference "
+            f"models' logs were read with {_plain(exc.metric)!r}{ref}, which it does not log")
     if other:
         kind = "a multiple-choice task" if mc else "a generation task (generate_until)"
         return (f"{said}: a choice ranked by log-likelihood and a generated answer are scored differently, so the "
