@@ -14,24 +14,12 @@ from effstats._shared import RepeatedKeyError, json_object
 from effstats._user_files import json_loads
 from effstats.datasets import read_lm_eval_samples
 from effstats.workflow import Selection, write_lm_eval_samples
+import test_loop_journal
+from test_loop_journal import _selection
 from test_workflow_files import _one_line, _run, _truth
 
+logs = test_loop_journal.logs  # the fixture: the reference models' lm-eval logs and the whole matrix
 SAID = "names the key {key!r} twice in one object (a hand edit?); keep one of them"
-
-
-@pytest.fixture(scope="module")
-def loop(tmp_path_factory):
-    """A selection on lm-eval logs and a new model's logs on its items."""
-    root, truth = tmp_path_factory.mktemp("keys"), _truth()
-    write_lm_eval_samples(truth, root / "ref", models=truth.model_ids[:24])
-    return root, truth
-
-
-def _selection(loop, capsys, sel: Path) -> Path:
-    root, truth = loop
-    assert _run(["select", root / "ref", "--budget", 30, "--out", sel, "--no-progress"], capsys)[0] == 0
-    write_lm_eval_samples(truth, sel.parent / "new", models=[truth.model_ids[25]], items=Selection.load(sel).items)
-    return sel.parent / "new"
 
 
 # ------------------------------------------------------------------------------------------- the line, found exactly
@@ -89,12 +77,12 @@ def test_a_key_written_with_an_escape_is_the_same_key():
 
 
 # ------------------------------------------------------------------------------------------ the loop's own records
-def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(loop, capsys, tmp_path):
+def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(logs, capsys, tmp_path):
     """A journal whose ``remove`` is written twice, the second listing the manifest: read last-wins, the next
     command completing it removed the selection's manifest. It is refused, naming the journal, the line and the
     key, and nothing is removed."""
     sel = tmp_path / "sel"
-    new = _selection(loop, capsys, sel)
+    new = _selection(logs, capsys, sel)
     journal = sel / ".effstats_swap.json"
     journal.write_text('{"format": "effstats.swap/1", "pid": 1, "rename": [],\n "remove": [],\n'
                        ' "remove": ["manifest.json"]}\n')
@@ -107,11 +95,11 @@ def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(loop, c
     assert (sel / "manifest.json").is_file() and journal.is_file()
 
 
-def test_an_estimate_record_naming_its_files_twice_is_refused(loop, capsys, tmp_path):
+def test_an_estimate_record_naming_its_files_twice_is_refused(logs, capsys, tmp_path):
     """An estimate's record of its report files whose ``files`` is written twice: read last-wins, ``--force``
     replaced (or a run removed) whatever the second list names. The record is refused in one line."""
     sel = tmp_path / "sel"
-    new = _selection(loop, capsys, sel)
+    new = _selection(logs, capsys, sel)
     out = tmp_path / "est"
     assert _run(["estimate", sel, new, "--out", out, "--no-progress"], capsys)[0] == 0
     record = out / ".effstats_estimate.json"
