@@ -79,7 +79,7 @@ def test_a_key_written_with_an_escape_is_the_same_key():
 # ------------------------------------------------------------------------------------------ the loop's own records
 def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(logs, capsys, tmp_path):
     """A journal whose ``remove`` is written twice, the second listing the manifest: read last-wins, the next
-    command completing it removed the selection's manifest. It is refused, naming the journal, the line and the
+    command completing it would remove the selection's manifest. It is refused, naming the journal, the line and the
     key, and nothing is removed."""
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
@@ -97,7 +97,7 @@ def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(logs, c
 
 def test_an_estimate_record_naming_its_files_twice_is_refused(logs, capsys, tmp_path):
     """An estimate's record of its report files whose ``files`` is written twice: read last-wins, ``--force``
-    replaced (or a run removed) whatever the second list names. The record is refused in one line."""
+    would replace whatever the second list names. The record is refused in one line."""
     sel = tmp_path / "sel"
     new = _selection(logs, capsys, sel)
     out = tmp_path / "est"
@@ -128,8 +128,8 @@ def _logs_with_results(tmp_path: Path, results: str) -> Path:
     ('{"config": {"limit": null,\n\n "limit": 10}}', "limit", 3),
 ])
 def test_a_results_file_naming_a_key_twice_is_refused(tmp_path, results, key, line):
-    """Logs given as a mapping model -> folder (so the results file does not name the model): its run fields were
-    read last-wins. They are refused naming the file, the line and the key."""
+    """Logs given as a mapping model -> folder (so the results file does not name the model): read last-wins, its run
+    fields would be the last values. They are refused naming the file, the line and the key."""
     out = _logs_with_results(tmp_path, results)
     folder = sorted(p for p in out.iterdir())[0]
     f = next(folder.glob("results_*.json"))
@@ -157,7 +157,7 @@ def test_a_long_repeated_key_is_cut_in_the_message(tmp_path):
 def test_a_staged_file_beside_a_journal_naming_a_key_twice_is_kept(tmp_path):
     """Which files a journal naming ``rename`` twice stages is unsure until the user keeps one of them: the
     clean-up of a dead process's temporary files leaves every one of them (read last-wins, the journal's first
-    list, the staged file's, was dropped and the file removed)."""
+    list, the staged file's, would be dropped and the file removed)."""
     import subprocess
     import sys
 
