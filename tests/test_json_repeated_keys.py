@@ -44,9 +44,13 @@ def _with_repeat(doc: dict, path: list[str], line_of: int) -> tuple[str, str, in
 
 
 _keys = st.text("abc\\\":é", min_size=1, max_size=3)
-_docs = st.recursive(st.dictionaries(_keys, st.integers(0, 9) | st.text("a:\"{", max_size=3), min_size=1,
-                                     max_size=4),
-                     lambda inner: st.dictionaries(_keys, inner, min_size=1, max_size=4), max_leaves=12)
+
+
+def _objects(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.dictionaries(_keys, inner, min_size=1, max_size=4)
+
+
+_docs = st.recursive(_objects(st.integers(0, 9) | st.text("a:\"{", max_size=3)), _objects, max_leaves=12)
 
 
 @settings(max_examples=200, deadline=None)
