@@ -70,3 +70,32 @@ def test_mml_step_matches_the_direct_iteration(missing, seed):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
         assert loss == pytest.approx(want_loss, rel=0, abs=1e-10)
         par = got
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_mml_step_on_distinct_columns_counted_is_the_step_on_every_item(missing):
+    # 12 distinct columns, each repeated 1-4 times: the step over the distinct ones with their counts gives each
+    # item the parameters, and the loss, of the step over every item
+    rng = np.random.default_rng(7)
+    m, k = 11, 12
+    Yd = (rng.random((m, k)) < 0.6).astype(float)
+    Wd = None
+    if missing:
+        Wd = (rng.random((m, k)) > 0.2).astype(float)
+        Wd[:, 0] = 1.0
+        Yd *= Wd
+    count = rng.integers(1, 5, k).astype(float)
+    idx = np.repeat(np.arange(k), count.astype(int))
+    x, wq = np.polynomial.hermite_e.hermegauss(31)
+    logw = np.log(wq / wq.sum())
+    la, lb = 1 / 2.0**2, 1 / 3.0**2
+    a, b = np.abs(rng.normal(1, 1, k)) * 3, rng.normal(0, 6, k)
+    counted = _MMLStep(Yd, Wd, x, logw, la, lb, count)
+    every = _MMLStep(Yd[:, idx], None if Wd is None else Wd[:, idx], x, logw, la, lb)
+    par = np.concatenate([a, b])
+    for _ in range(4):
+        got, loss = counted(par)
+        want, want_loss = every(np.concatenate([par[:k][idx], par[k:][idx]]))
+        np.testing.assert_allclose(np.concatenate([got[:k][idx], got[k:][idx]]), want, rtol=0, atol=1e-12)
+        assert loss == pytest.approx(want_loss, rel=1e-13, abs=0)
+        par = got

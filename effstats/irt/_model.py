@@ -116,15 +116,22 @@ class _MMLStep:
     """One EM iteration of the 1-D marginal-ML fit (:meth:`IRT2PL._fit_mml`), called with the item parameters
     ``par = (a, b)``: returns the parameters after the E-step and two Newton steps of every item's MAP logistic
     regression, and the loss at ``par``. The (nodes × items) work arrays are allocated once per fit and each cell's
-    logistic terms come from one exp (:func:`_logistic_parts`)."""
+    logistic terms come from one exp (:func:`_logistic_parts`).
+
+    ``count`` (n_items,): each column of Y (and W) stands for that many items answered alike (the distinct columns,
+    :func:`_distinct_columns`). The E-step's sums over items then count each column that often; the M-step's
+    regressions are per item and need no count; the loss's prior terms count each column's parameters that often."""
 
     def __init__(self, Y: np.ndarray, W: np.ndarray | None, x: np.ndarray, logw: np.ndarray, la: float,
-                 lb: float) -> None:
-        self.Y, self.W, self.x, self.logw, self.la, self.lb = Y, W, x, logw, la, lb
+                 lb: float, count: np.ndarray | None = None) -> None:
+        self.Y, self.W, self.x, self.logw, self.la, self.lb, self.count = Y, W, x, logw, la, lb, count
+        # the E-step's products with the answers and the observed cells, each column counted as often as it occurs
+        self.Yc, self.Wc = (Y, W) if count is None else (Y * count, None if W is None else W * count)
         q, n = len(x), Y.shape[1]
         self.z, self.e, self.r, self.p, self.t, self.s = (np.empty((q, n)) for _ in range(6))
         self.x2 = np.vstack([x, np.ones(q)])  # x @ c and c.sum(0) as one product
         self.x3 = np.vstack([x**2, x, np.ones(q)])
+        self.cells = Y.shape[0] * (n if count is None else count.sum())
 
     def _logits(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         np.multiply.outer(self.x, a, out=self.z)
@@ -151,7 +158,7 @@ class _MMLStep:
                 b - np.clip((haa * gb - hab * ga) / det, -1.0, 1.0))
 
     def __call__(self, par: np.ndarray) -> tuple[np.ndarray, float]:
-        Y, W, n = self.Y, self.W, self.Y.shape[1]
+        Y, W, c, n = self.Y, self.W, self.count, self.Y.shape[1]
         a, b = par[:n], par[n:]
         z = self._logits(a, b)
         _logistic_parts(z, self.e, self.r, self.p)
@@ -159,10 +166,15 @@ class _MMLStep:
         # log-likelihood is one matmul of Y with z minus the softplus sums (missing cells, W = 0, add nothing)
         np.maximum(z, 0.0, out=self.t)
         self.t += np.log1p(self.e, out=self.s)
-        ll = Y @ z.T + ((self.logw - self.t.sum(1)) if W is None else (self.logw - W @ self.t.T))
+        soft = (self.t.sum(1) if c is None else self.t @ c) if W is None else self.Wc @ self.t.T  # (Q,) or (M, Q)
+        ll = self.Yc @ z.T + (self.logw - soft)
         norm = np.logaddexp.reduce(ll, axis=1, keepdims=True)
         post = np.exp(ll - norm)
-        f = -(norm.sum() - 0.5 * (self.la * (a**2).sum() + self.lb * (b**2).sum())) / (Y.shape[0] * n)
+        if c is None:
+            prior = self.la * (a**2).sum() + self.lb * (b**2).sum()
+        else:  # each column's parameters counted as often as it occurs
+            prior = self.la * (c @ a**2) + self.lb * (c @ b**2)
+        f = -(norm.sum() - 0.5 * prior) / self.cells
         # expected counts per node (per node and item when cells are missing), and correct ones per item
         nq, rq = (post.sum(0)[:, None] if W is None else post.T @ W), post.T @ Y
         a, b = self._newton(a, b, nq, rq)
@@ -189,9 +201,10 @@ class IRT2PL(BaseEstimator):
         every item's logistic regression, vectorised over items). ``jml``: joint MAP with θ ~ N(0, I),
         a ~ N(0, σ_a² I), b ~ N(0, σ_b²), by alternating exact Newton steps on the abilities (all models at once)
         and on the item parameters (all items at once) from a rank-d SVD start of the smoothed logit matrix.
-        Items that every model answers alike (the same column, missing cells included) keep equal parameters:
-        where the distinct columns are at most three quarters of the items, the passes run over those alone, each
-        counted as often as it occurs (the same sweeps and estimates, up to rounding).
+        With either method, items that every model answers alike (the same column, missing cells included) keep
+        equal parameters: where the distinct columns are at most three quarters of the items, the EM iterations or
+        the passes run over those alone, each counted as often as it occurs (the same iterations and estimates, up
+        to rounding).
         ``auto`` resolves to ``mml`` when ``n_dims == 1`` and ``jml`` otherwise (fitted attribute ``method_``).
     prior_sd_a : float, default=2.0
         Standard deviation σ_a of the Gaussian prior on discriminations.
@@ -419,12 +432,20 @@ class IRT2PL(BaseEstimator):
         # Start from the rank-1 SVD of the smoothed logits (slopes and intercepts of a linearised model); with the
         # SQUAREM steps below, 60 EM iterations instead of 92 reach the same loss on 50 ImageNet models x 10,000 items.
         _, a0, b0 = _svd_start(Y, 1, check_rng(self.random_state, "random_state"), W)
-
-        em = _MMLStep(Y, W, x, logw, la, lb)
+        # Items answered alike by every model (the same column of Y and of W) have the same start, posterior terms
+        # and Newton steps: where they are many, the EM runs over the distinct columns, each counted as often as it
+        # occurs (the E-step's sums over items and the prior), and so do the abilities at the end
+        first, inverse, count = _distinct_columns(Y, W)
+        Yf, Wf, par = Y, W, np.concatenate([a0[:, 0], b0])
+        if count is not None:
+            Yf, Wf, par = Y[:, first], None if W is None else W[:, first], np.concatenate([a0[first, 0], b0[first]])
+            cc = np.concatenate([count, count])  # SQUAREM's squared norms over every item's (a, b)
+        nf = Yf.shape[1]
+        em = _MMLStep(Yf, Wf, x, logw, la, lb, count)
 
         # EM converges linearly with a long tail; SQUAREM (Varadhan & Roland 2008) extrapolates two EM steps along
         # their difference and falls back to plain EM whenever the jump does not lower the loss (monotone).
-        par, loss, change, n_em = np.concatenate([a0[:, 0], b0]), [], np.inf, 0
+        loss, change, n_em = [], np.inf, 0
         while n_em < self.max_iter:
             p1, f0 = em(par)
             n_em += 1
@@ -434,10 +455,10 @@ class IRT2PL(BaseEstimator):
             p2, f1 = em(p1)
             n_em += 1
             r, v = p1 - par, p2 - 2 * p1 + par
-            vv = float(v @ v)
+            vv = float(v @ v) if count is None else float(cc @ v**2)
             new, f_new = p2, None
             if vv > 0 and n_em < self.max_iter:
-                alpha = min(-1.0, -np.sqrt(float(r @ r) / vv))
+                alpha = min(-1.0, -np.sqrt((float(r @ r) if count is None else float(cc @ r**2)) / vv))
                 p3, f3 = em(par - 2 * alpha * r + alpha**2 * v)  # f3: loss at the extrapolated point
                 n_em += 1
                 if f3 <= f1:
@@ -447,12 +468,16 @@ class IRT2PL(BaseEstimator):
             par = new
             if change < self.tol:
                 break
-        a, b = par[:n], par[n:]
+        a, b = par[:nf], par[nf:]
         self.converged_ = bool(change < self.tol)
         self._last_change = change
         self.n_iter_ = n_em
         self.loss_curve_ = np.asarray(loss)
-        th = _newton_abilities(Y, a[:, None], b, prior=True, W=W)[0]
+        if count is None:
+            th = _newton_abilities(Y, a[:, None], b, prior=True, W=W)[0]
+        else:  # each distinct column's terms counted as often as it occurs
+            th = _newton_abilities(Yf, a[:, None], b, prior=True, W=count[None, :] if Wf is None else Wf * count)[0]
+            a, b = a[inverse], b[inverse]
         self.theta_, self.a_, self.b_ = _canonical_rotation(th, a[:, None], b, Y, W)
 
     def _fit_jml(self, Y: np.ndarray, d: int, W: np.ndarray | None = None) -> None:
@@ -713,8 +738,9 @@ def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator,
     return th, a, -mu
 
 
-#: Share of the items below which the joint fit's passes run over the distinct columns of the responses (each
-#: counted as often as it occurs) instead of every item: above, the saving does not repay finding them.
+#: Share of the items below which the fits (the joint fit's passes, the marginal fit's EM, the item step) run over the
+#: distinct columns of the responses (each counted as often as it occurs) instead of every item: above, the saving
+#: does not repay finding them.
 _DISTINCT_SHARE = 0.75
 
 
