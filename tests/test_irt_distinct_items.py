@@ -1,6 +1,7 @@
-"""The joint fit's passes over the distinct columns of the responses: where many items are answered alike by every
-model (ImageNet: 33,557 distinct columns among 80,000 items), each distinct column is fitted once and counted as
-often as it occurs, which must give the fit over every item (the same sweeps, the same estimates up to rounding)."""
+"""The joint fit's passes and the marginal fit's EM over the distinct columns of the responses: where many items
+are answered alike by every model (ImageNet: 33,557 distinct columns among 80,000 items), each distinct column is
+fitted once and counted as often as it occurs, which must give the fit over every item (the same sweeps or EM
+iterations, the same estimates up to rounding)."""
 import warnings
 
 import numpy as np
@@ -11,13 +12,9 @@ from effstats.datasets.simulate import simulate_responses
 from effstats.irt import IRT2PL
 
 
-@pytest.mark.parametrize("case", ["complete", "missing", "float32", "jml d=1"])
-def test_the_fit_on_distinct_items_is_the_fit_on_every_item(case, monkeypatch):
-    rng = np.random.default_rng(0)
-    Y = simulate_responses(40, 200, n_dims=2, rng=1).values.astype(float)[:, rng.integers(0, 200, 600)]
-    if case == "missing":  # missing cells in a third of the items: their columns differ from their twins'
-        Y[:, :200][rng.random((40, 200)) < 0.1] = np.nan
-    d = {"complete": 2, "missing": 3, "float32": 5, "jml d=1": 1}[case]
+def counting_distinct_columns(monkeypatch):
+    """A list that says, for each later call of ``_distinct_columns``, whether it found few enough distinct columns
+    for the fit to run over them."""
     counted, distinct = [], model._distinct_columns
 
     def spy(*args):
@@ -26,6 +23,17 @@ def test_the_fit_on_distinct_items_is_the_fit_on_every_item(case, monkeypatch):
         return out
 
     monkeypatch.setattr(model, "_distinct_columns", spy)
+    return counted
+
+
+@pytest.mark.parametrize("case", ["complete", "missing", "float32", "jml d=1"])
+def test_the_fit_on_distinct_items_is_the_fit_on_every_item(case, monkeypatch):
+    rng = np.random.default_rng(0)
+    Y = simulate_responses(40, 200, n_dims=2, rng=1).values.astype(float)[:, rng.integers(0, 200, 600)]
+    if case == "missing":  # missing cells in a third of the items: their columns differ from their twins'
+        Y[:, :200][rng.random((40, 200)) < 0.1] = np.nan
+    d = {"complete": 2, "missing": 3, "float32": 5, "jml d=1": 1}[case]
+    counted = counting_distinct_columns(monkeypatch)
 
     def fit():
         irt = IRT2PL(d, method="jml", n_jobs=1)
@@ -117,14 +125,7 @@ def test_distinct_columns_are_grouped_as_tuples_of_the_columns(m, missing):
 def fit_both_ways(Y, monkeypatch):
     """IRT2PL's 1-D marginal-ML fit of Y over the distinct columns and over every item (no column shares its
     twins'), and whether each ran over the distinct columns."""
-    counted, distinct = [], model._distinct_columns
-
-    def spy(*args):
-        out = distinct(*args)
-        counted.append(out[2] is not None)
-        return out
-
-    monkeypatch.setattr(model, "_distinct_columns", spy)
+    counted = counting_distinct_columns(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # missing cells
         fast = IRT2PL(method="mml").fit(Y)
