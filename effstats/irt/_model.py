@@ -69,7 +69,8 @@ def _newton_abilities(
     does not exist for all-correct / all-wrong (separable) answer patterns: Newton then walks out in capped steps
     until the gradient is below ``gtol`` (scipy BFGS's default stopping rule), as an optimiser of the likelihood does.
     Returns θ (n, d), the Hessian of the negative log-posterior (n, d, d) and a converged flag per model.
-    ``W`` (n, k), 1 at observed cells and 0 at missing ones, drops the missing cells from the likelihood.
+    ``W`` (n, k), 1 at observed cells and 0 at missing ones, drops the missing cells from the likelihood; as weights
+    of the cells (any shape that broadcasts to Y's), it also counts a column that stands for several items.
     """
     n, d = Y.shape[0], a.shape[1]
     eye = np.eye(d)
@@ -425,7 +426,6 @@ class IRT2PL(BaseEstimator):
         return self
 
     def _fit_mml(self, Y: np.ndarray, n_quad: int = 31, W: np.ndarray | None = None) -> None:
-        m, n = Y.shape
         la, lb = 1.0 / self.prior_sd_a**2, 1.0 / self.prior_sd_b**2
         x, wq = np.polynomial.hermite_e.hermegauss(n_quad)  # nodes/weights for the N(0, 1) density
         logw = np.log(wq / wq.sum())
@@ -439,9 +439,12 @@ class IRT2PL(BaseEstimator):
         Yf, Wf, par = Y, W, np.concatenate([a0[:, 0], b0])
         if count is not None:
             Yf, Wf, par = Y[:, first], None if W is None else W[:, first], np.concatenate([a0[first, 0], b0[first]])
-            cc = np.concatenate([count, count])  # SQUAREM's squared norms over every item's (a, b)
+            cc = np.concatenate([count, count])
         nf = Yf.shape[1]
         em = _MMLStep(Yf, Wf, x, logw, la, lb, count)
+
+        def sq(u: np.ndarray) -> float:  # SQUAREM's squared norms over every item's (a, b)
+            return float(u @ u) if count is None else float(cc @ u**2)
 
         # EM converges linearly with a long tail; SQUAREM (Varadhan & Roland 2008) extrapolates two EM steps along
         # their difference and falls back to plain EM whenever the jump does not lower the loss (monotone).
@@ -455,10 +458,10 @@ class IRT2PL(BaseEstimator):
             p2, f1 = em(p1)
             n_em += 1
             r, v = p1 - par, p2 - 2 * p1 + par
-            vv = float(v @ v) if count is None else float(cc @ v**2)
+            vv = sq(v)
             new, f_new = p2, None
             if vv > 0 and n_em < self.max_iter:
-                alpha = min(-1.0, -np.sqrt((float(r @ r) if count is None else float(cc @ r**2)) / vv))
+                alpha = min(-1.0, -np.sqrt(sq(r) / vv))
                 p3, f3 = em(par - 2 * alpha * r + alpha**2 * v)  # f3: loss at the extrapolated point
                 n_em += 1
                 if f3 <= f1:
