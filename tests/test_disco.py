@@ -352,6 +352,30 @@ def test_rf_predictor_grows_scikit_learns_trees_reading_the_tree_signature_once(
     np.testing.assert_array_equal(clone(ours).fit(X, y).predict(Xt), ref.predict(Xt))
 
 
+def test_rf_predictor_checks_its_parameters_once_per_forest_not_per_tree(monkeypatch):
+    """The forest of make_predictor("rf") checks its parameters (which include its trees') once in its fit; its
+    trees, grown from those values, skip the check scikit-learn's trees repeat, and grow scikit-learn's trees."""
+    from sklearn.base import BaseEstimator
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(30, 8)), rng.random(30)
+    checked = []
+    validate = BaseEstimator._validate_params
+    monkeypatch.setattr(BaseEstimator, "_validate_params", lambda self: checked.append(type(self)) or validate(self))
+    ours = make_predictor("rf", random_state=5).set_params(n_jobs=1).fit(X, y)
+    assert checked == [RandomForestRegressor], checked
+    checked.clear()
+    ref = RandomForestRegressor(random_state=ours.random_state, n_jobs=1).fit(X, y)
+    assert len(checked) == 1 + len(ref.estimators_)  # scikit-learn's own: the forest, then every tree
+    for a, b in zip(ours.estimators_, ref.estimators_):
+        for attr in ("feature", "threshold", "value", "children_left", "children_right"):
+            np.testing.assert_array_equal(getattr(a.tree_, attr), getattr(b.tree_, attr))
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    with pytest.raises(ValueError, match="max_depth"):  # a bad tree parameter is still refused, by the forest
+        make_predictor("rf", random_state=5).set_params(max_depth=-1).fit(X, y)
+
+
 def test_disco_variants_signatures_stratify_subset_of_models():
     rm = benchmark(m=50, n=500)
     split = random_split(rm, 0.2, rng=0)
