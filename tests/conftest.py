@@ -14,6 +14,7 @@ the longest groups (``LONG_GROUPS``) first of all, so that the other worker fill
 import gc
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,44 @@ def pytest_runtest_teardown(item, nextitem):
     yield
     if getattr(getattr(item, "module", None), "__name__", None) in SOCKET_MODULES:
         gc.collect()
+
+
+@pytest.fixture(scope="module")
+def parsed_logs_kept():
+    """Each lm-eval samples file that a module's tests read in this process is parsed once per set of options.
+
+    The loop's modules write their reference models' logs once (a module fixture) and run ``select``, ``estimate``
+    and ``sequential`` on them in test after test; parsing every record of every file at each read would be much of
+    those tests' CPU time. Here a file's parse (its records and its failed documents) is kept by its path, its stamp
+    (size, modification and status-change times, inode: ``effstats.datasets._lm_eval_cache.stamp_of``, the library's
+    own cache key) and the options, and a later read of the unchanged file takes it; a file modified in the last two
+    seconds is parsed each time (a rewrite within one tick of the file system's clock can keep the stamp), as the
+    library's cache does. Only the parse is kept: every read still chooses the files, runs and tasks, checks the
+    documents across models and builds the matrix. The modules that test the parser and its cache (``test_harness``,
+    ``test_lm_eval_*``) do not use this."""
+    from effstats.datasets import _lm_eval_cache, harness
+
+    real = harness._read_file_kept
+    kept: dict = {}
+
+    def read(f, metric, normalize, want_filter, arg, failed):
+        stamp = _lm_eval_cache.stamp_of(f)
+        if stamp is None or time.time_ns() - stamp[1] < _lm_eval_cache._SETTLED_NS:
+            return real(f, metric, normalize, want_filter, arg, failed)
+        key = (str(f), os.path.realpath(f), stamp, metric, bool(normalize), want_filter, arg)
+        hit = kept.get(key)
+        if hit is None:
+            start = len(failed)
+            recs = real(f, metric, normalize, want_filter, arg, failed)
+            kept[key] = (recs, failed[start:])
+        else:
+            recs, bad = hit
+            failed.extend(bad)
+        return list(recs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(harness, "_read_file_kept", read)
+        yield
 
 
 @pytest.fixture

@@ -13,6 +13,9 @@ from effstats._escape import csv_cell, html_safe, html_text, md_text, md_to_html
 from effstats._shared import _level_percent
 from effstats.cli import main
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):

@@ -19,6 +19,9 @@ if str(Path(__file__).parent) not in sys.path:  # the harness sits beside this f
     sys.path.insert(0, str(Path(__file__).parent))
 import cli_fuzz as F  # noqa: E402
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 CASES = F.cases()
 
 # Cases allowed to fail, each with what it needs (none today); a listed case that passes is fine.

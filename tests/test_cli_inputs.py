@@ -15,6 +15,9 @@ from effstats import ResponseMatrix
 from effstats.cli import main
 from effstats.datasets import simulate_responses
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory):

@@ -21,6 +21,9 @@ from effstats.workflow import estimate, read_results
 
 from helm_fixtures import Scenario, held_out_coverage, stats_json_agreement, write_suite
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 BBQ = "bbq:subject=all,method=multiple_choice_joint"
 MMLU = "mmlu:subject=anatomy,method=multiple_choice_joint"
 

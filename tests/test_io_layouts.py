@@ -21,6 +21,9 @@ from effstats.cli import main
 from effstats.datasets import simulate_responses
 from effstats.workflow import estimate, read_results, select
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 MODELS = [f"org/model-{i}" for i in range(12)]
 ITEMS = [f"arc/{j}" for j in range(15)] + [f"boolq/{j}" for j in range(15)]
 

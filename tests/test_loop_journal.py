@@ -27,6 +27,9 @@ from effstats.workflow import Selection, write_lm_eval_samples
 from effstats.workflow._files import recover
 from test_workflow_files import _run, _truth
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 PY = sys.executable
 REPORT = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html", ".effstats_estimate.json")
 

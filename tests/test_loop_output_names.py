@@ -12,6 +12,9 @@ from effstats.cli import main
 from effstats.datasets import simulate_responses
 from effstats.workflow import estimate, select, write_lm_eval_samples
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 TASKS = {"arc_easy": 120, "hellaswag": 160}
 
 

@@ -44,7 +44,9 @@ from effstats.workflow import METHODS
 
 import loop_inputs as L
 
-pytestmark = pytest.mark.xdist_group("matrix")  # one worker: the coverage test pools the cells run before it
+# one worker: the coverage test pools the cells run before it; the cells' reference logs are parsed once
+# (tests/conftest.py: parsed_logs_kept)
+pytestmark = [pytest.mark.xdist_group("matrix"), pytest.mark.usefixtures("parsed_logs_kept")]
 
 REF_FORMATS = L.FORMATS
 NEW_FORMATS = L.FORMATS

@@ -15,6 +15,9 @@ from effstats.datasets import simulate_responses
 from effstats.workflow import Selection, _io, content_hash, estimate, read_results, select, write_lm_eval_samples
 from effstats.workflow._refit import _refit
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 
 @pytest.fixture(scope="module")
 def data():

@@ -14,6 +14,9 @@ from effstats.cli import main
 from effstats.datasets import simulate_responses
 from effstats.irt import IRT2PL
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 
 @pytest.fixture(scope="module")
 def data():

@@ -25,6 +25,9 @@ from effstats.sequential import Efficacy, Precision, SequentialEvaluator
 from effstats.workflow import (Selection, SequentialRun, allocate_budget, content_hash, estimate, read_results, select,
                                write_lm_eval_samples)
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 TASKS = {"arc_easy": 300, "hellaswag": 400, "mmlu_anatomy": 200}
 N_MODELS, N_REF = 30, 24
 

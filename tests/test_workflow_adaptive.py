@@ -24,7 +24,8 @@ from effstats.workflow import SequentialRun, read_results, write_lm_eval_samples
 TASKS = {"arc_easy": 150, "hellaswag": 150}
 N_REF, N_NEW = 100, 100
 # small reference sets keep the lm-eval logs quick to write and read; the warning about them is tested once
-pytestmark = pytest.mark.filterwarnings("ignore:reference. 100 reference models:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:reference. 100 reference models:UserWarning"),
+              pytest.mark.usefixtures("parsed_logs_kept")]
 
 
 def _truth(seed: int = 5) -> ResponseMatrix:

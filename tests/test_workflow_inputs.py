@@ -15,6 +15,9 @@ from effstats.workflow import read_results
 
 import loop_inputs as L
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 
 @pytest.fixture(scope="module")
 def bench():

@@ -14,6 +14,9 @@ from effstats.datasets import simulate_responses
 from effstats.workflow import METHODS, estimate, select, write_lm_eval_samples
 from effstats.workflow._names import _SEEDLESS
 
+# the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
+pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
+
 
 def _two_tasks(sizes=(300, 100), n_models=20, rng=0) -> ResponseMatrix:
     d = simulate_responses(n_models, sum(sizes), rng=rng)
