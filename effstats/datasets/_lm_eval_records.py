@@ -151,6 +151,19 @@ class MetricNotLogged(ValueError):
         self.shown, self.line, self.metric, self.fields, self.choices = shown, line, metric, list(fields), choices
 
 
+class FilterNotChosen(ValueError):
+    """A samples file that logs several filters where none was asked for, or not the one asked for: ``shown`` the
+    file as shown, ``wanted`` the filter asked for (None: none), ``logged`` the filters it logs in the order they
+    first appear. The reader sets ``task`` and ``suggest`` (the per-task filters that read every task read, from
+    what the logs hold; empty where none does) as it passes it on."""
+
+    def __init__(self, message: str, shown: str = "", wanted: str | None = None, logged: Any = ()) -> None:
+        super().__init__(message)
+        self.shown, self.wanted, self.logged = shown, wanted, list(logged)
+        self.task: str | None = None
+        self.suggest: dict = {}
+
+
 def task_kind(choices: int) -> str:
     """What a samples record of ``choices`` log-likelihoods (0: generated text) logs, for messages."""
     return (f"a multiple-choice task (the log-likelihoods of {choices} choices)" if choices > 0
@@ -290,11 +303,12 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
         raise ValueError(f"{arg}: {_shown(f)} contains no sample records")
     if want_filter is not None:
         if not by_filter.get(want_filter):
-            raise ValueError(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)} "
-                             "(where the tasks log different filters, name it per task)")
+            raise FilterNotChosen(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)}",
+                                  _shown(f), want_filter, by_filter)
         return by_filter[want_filter]
     if len(by_filter) > 1:
-        raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter='<one of them>'")
+        raise FilterNotChosen(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}", _shown(f), None,
+                              by_filter)
     return next(iter(by_filter.values()))
 
 
@@ -400,6 +414,58 @@ def first_filter(f: Path) -> str | None:
     except (ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
         pass
     return None
+
+
+def logged_filters(f: Path) -> list[str]:
+    """The filters a samples file logs, in the order they first appear ("none" for records naming none; [] where
+    the file cannot be read now): read where a filter must be named per task, to say which."""
+    out: dict[str, None] = {}
+    try:
+        with _open(f) as fh:
+            for line in fh:
+                if line.strip():
+                    rec = json.loads(line)
+                    if isinstance(rec, dict):
+                        out.setdefault(str(rec.get("filter", "none")))
+    except (ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+        pass
+    return list(out)
+
+
+def logged_metrics(source: Any, tasks: Any) -> dict[str, list[str]]:
+    """The per-item metrics the samples files under ``source`` log for each of ``tasks``, from the first record of
+    one file a task: its numeric fields, and ``acc`` where the record ranks choices by log-likelihood, ``acc_norm``
+    where it also gives the choices' texts (the reader computes those); a task without a readable record has none.
+    For the messages that suggest another metric: names the logs hold, not a fixed list."""
+    from ._lm_eval_files import _expand, _task_of
+
+    wanted, first = set(map(str, tasks)), {}
+    try:
+        files = _expand(source, "source")
+    except (ValueError, OSError):
+        return {}
+    for f in files:
+        task = _task_of(f)[0]
+        if task in wanted and task not in first:
+            first[task] = f
+    out: dict[str, list[str]] = {}
+    for task, f in first.items():
+        try:
+            with _open(f) as fh:
+                rec = json.loads(next(line for line in fh if line.strip()))
+        except (StopIteration, ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+            continue
+        if isinstance(rec, dict):
+            resps = rec.get("filtered_resps", rec.get("resps"))
+            lls = _logliks(resps) if isinstance(resps, list) and resps else None
+            computed = ["acc"] if lls else []
+            try:  # acc_norm divides by the choices' lengths: where the record gives their texts
+                if lls and len(_continuations(rec.get("arguments")) or ()) == len(lls):
+                    computed.append("acc_norm")
+            except (ValueError, TypeError):
+                pass
+            out[task] = list(dict.fromkeys(computed + _numeric_fields(rec)))
+    return out
 
 
 def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:

@@ -39,8 +39,9 @@ from ._files import _check_duplicates
 from ._lm_eval_files import (_choose_runs, _expand, _model_from_logs, _run_fields, _shown, _split_checkpoints,
                              _task_of)
 from . import _lm_eval_cache
-from ._lm_eval_records import (FILTER, HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept,
-                               differing_digests, first_digests, first_filter)
+from ._lm_eval_records import (FILTER, HASHES, MIXED, WHY, FilterNotChosen, MetricNotLogged, _doc_sort_key,
+                               _mean_of_runs, _read_file_kept, differing_digests, first_digests, first_filter,
+                               logged_filters)
 from ._score_tables import read_scores_csv
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
@@ -266,7 +267,16 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
             m = metric_of(key[1])
             norm = m == "acc_norm" if normalize is None else bool(normalize)
             start = len(failed)  # this (model, task)'s failed documents are failed[start:]
-            per_run = [_read_file_kept(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
+            try:
+                per_run = [_read_file_kept(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
+            except MetricNotLogged as exc:
+                exc.task = key[1]
+                raise
+            except FilterNotChosen as exc:
+                exc.task, exc.suggest = key[1], _filters_to_name(chosen, filter_of)
+                if exc.suggest:
+                    exc.args = (f"{exc}; name it per task: filter={exc.suggest!r}",)
+                raise
             n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - start
             if len(failed) > start:
                 failed_in[key] = len(failed) - start
@@ -363,6 +373,17 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         items=items,
     )
     return out, failed_in
+
+
+def _filters_to_name(chosen: dict[tuple[str, str], list[Path]], filter_of: Callable[[str], str | None]) -> dict:
+    """The filter to name for each task whose logs hold several (the one asked for where they log it, else the
+    first they log), from the first log of each task: the per-task option that reads every task."""
+    out = {}
+    for task in sorted({t for _, t in chosen}):
+        logged = logged_filters(next(files[0] for (_, t), files in sorted(chosen.items()) if t == task))
+        if len(logged) > 1:
+            out[task] = filter_of(task) if filter_of(task) in logged else logged[0]
+    return out
 
 
 def _filters_read(chosen: dict[tuple[str, str], list[Path]], filter_of: Callable[[str], str | None],

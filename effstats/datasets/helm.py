@@ -398,6 +398,77 @@ def _metric_for(task: str, metric: str | dict[str, str]) -> str:
     return "exact_match"
 
 
+# HELM's per-instance stats that score an answer in [0, 1] (its stats also count tokens and time runs): the
+# ones a message suggests as another metric where a run logs them
+SCORE_STATS = ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match", "f1_score",
+               "exact_match_indicator", "final_number_exact_match", "math_equiv", "math_equiv_chain_of_thought",
+               "rouge_l", "bleu_4")
+
+
+def logged_stats(source: Any, metric: Any, tasks: Any) -> dict[str, dict]:
+    """What one run of each of ``tasks`` (scenarios) under ``source`` logs, for the messages that describe a read:
+    ``{"stats": the score stats of :data:`SCORE_STATS` it logs, "splits": the splits of the metric read there,
+    "trials": its train trials}``; a scenario whose run cannot be read is left out."""
+    wanted, first = set(map(str, tasks)), {}
+    try:
+        dirs = _run_dirs(source, "source")
+    except (ValueError, OSError):
+        return {}
+    for d in dirs:
+        try:
+            task = _run_identity(d, "source")[1]
+        except (ValueError, OSError):
+            continue
+        if task in wanted and task not in first:
+            first[task] = d
+    out = {}
+    for task, d in first.items():
+        try:
+            entries = json.loads((d / _STATS).read_text(encoding="utf-8"))
+        except (ValueError, RecursionError, OSError):
+            continue
+        names, splits, trials = set(), set(), set()
+        read = _metric_for(task, metric)
+        for e in entries if isinstance(entries, list) else []:
+            if not isinstance(e, dict):
+                continue
+            trials.add(e.get("train_trial_index", 0))
+            for stat in e.get("stats") or []:
+                nm = stat.get("name") if isinstance(stat, dict) else None
+                if isinstance(nm, dict):
+                    names.add(nm.get("name"))
+                    if nm.get("name") == read:
+                        splits.add(str(nm.get("split")))
+        out[task] = {"stats": [s for s in SCORE_STATS if s in names], "splits": sorted(splits), "trials": len(trials)}
+    return out
+
+
+def _other_splits(splits: set, split: str | None) -> str:
+    """Where the runs read as empty have the metric's stats on other splits only, a clause naming them and the
+    ``split`` that reads them; else ""."""
+    other = sorted(s for s in splits if s != split)
+    if split is None or not other or split in splits:
+        return ""
+    return f" (their stats of the metric are on split {_or(other)}: split={other[0]!r} reads them (None: every split))"
+
+
+def _comma_key_hint(unknown: Sequence[str], names: Any, metric: Mapping) -> str:
+    """Where the keys not found are the pieces of a run spec's name cut at its commas (``mmlu:subject`` and
+    ``method=multiple_choice_joint`` from ``mmlu:subject=anatomy,method=multiple_choice_joint=...``), a clause
+    saying how the command line writes that name, and its scenario as a shorter key; else ""."""
+    import shlex
+
+    keys = set(unknown)
+    for name in sorted(map(str, names)):
+        parts = name.split(",")
+        if len(parts) > 1 and all(p in keys or any(p.startswith(f"{k}=") for k in keys) for p in parts):
+            stat = metric[unknown[-1]]
+            escaped = shlex.quote(f"{name.replace(',', chr(92) + ',')}={stat}")
+            return (f" (on the command line a comma inside a run spec's name is written \\,: --metric {escaped}; "
+                    f"or key it by its scenario: --metric {shlex.quote(name.partition(':')[0] + '=' + stat)})")
+    return ""
+
+
 def _by_trial(values: dict[str, dict[Any, float]], trials: str | int) -> dict[tuple[str, Any], float]:
     """(instance id, train trial or None) -> value under the ``trials`` rule."""
     if trials == "mean":
@@ -555,13 +626,16 @@ def read_helm_runs(
     dirs = list(dict.fromkeys(d.resolve() for d in _run_dirs(path_or_paths, arg)))  # a folder named twice is one run
     seen: dict[str, set] = {"metric": set(), "split": set(), "perturbation": set(), "trial": set()}
     runs: dict[tuple[str, str], list[tuple[Path, dict, bool]]] = {}
-    empty, no_spec, trials_of, tasks_read = [], {}, {}, set()
+    empty, no_spec, trials_of, tasks_read, empty_splits = [], {}, {}, set(), set()
     protocols: dict[str, set] = {}  # scenario -> the protocols its runs ran with
     for d in dirs:
         model, task, from_spec, protocol = _run_identity(d, arg)
         tasks_read.add(task)
         protocols.setdefault(task, set()).add(protocol)
-        values = _run_values(d, _metric_for(task, metric), split, perturbation, arg, seen)
+        mine: dict[str, set] = {k: set() for k in seen}  # this run's: the splits of a run read as empty
+        values = _run_values(d, _metric_for(task, metric), split, perturbation, arg, mine)
+        for k, got in mine.items():
+            seen[k] |= got
         if not from_spec:
             no_spec.setdefault(model, []).append(d.name)
         trials_of[d] = max([1] + [len(t) for t in values.values()])
@@ -570,11 +644,13 @@ def read_helm_runs(
             runs.setdefault((model, task), []).append((d, values, from_spec))
         else:
             empty.append(d.name)
+            empty_splits |= mine["split"]
     if isinstance(metric, dict):
         heads = {t.partition(":")[0] for t in tasks_read}
         unknown = [k for k in metric if k is not None and k not in tasks_read and k not in heads]
         if unknown:
-            raise ValueError(f"metric: no run of the scenario(s) {unknown}; scenarios read: {sorted(tasks_read)[:10]}")
+            raise ValueError(f"metric: no run of the scenario(s) {unknown}; scenarios read: {sorted(tasks_read)[:10]}"
+                             + _comma_key_hint(unknown, tasks_read, metric))
     if not runs:
         raise _nothing_matched(metric, split, perturbation, trials, seen)
     if empty:
@@ -582,7 +658,8 @@ def read_helm_runs(
         warnings.warn(
             f"{arg}: {len(empty)} of {len(dirs)} runs have no {what} stats for split={split!r}, "
             f"perturbation={perturbation!r}{'' if isinstance(trials, str) else f', train trial {trials}'}: "
-            f"{', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}; their cells are missing",
+            f"{', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}; their cells are missing"
+            + _other_splits(empty_splits, split),
             UserWarning,
             stacklevel=2,
         )

@@ -19,7 +19,7 @@ from .._user_files import json_loads, repeated_key_said
 from .._validation import check_trials
 from ..datasets._files import _walk
 from ..datasets._lm_eval_files import old_layout_hint
-from ..datasets._lm_eval_records import MetricNotLogged, task_kind
+from ..datasets._lm_eval_records import FilterNotChosen, MetricNotLogged, task_kind
 from ..responses import ResponseMatrix
 from ._schema import check
 
@@ -139,7 +139,8 @@ def detect_format(source: Any) -> str:
 
 def per_task(value: Any, name: str) -> Any:
     """An option given once or per task: ``"gsm8k=exact_match,acc"`` -> ``{"gsm8k": "exact_match", None: "acc"}``
-    (``task=value`` pairs and at most one value for the other tasks); a plain name, None or a mapping as given.
+    (``task=value`` pairs and at most one value for the other tasks); a plain name, None or a mapping as given. A
+    comma inside a task's name is written ``\\,`` (a HELM run spec's, as ``--tasks`` reads it).
 
     Examples
     --------
@@ -147,18 +148,36 @@ def per_task(value: Any, name: str) -> Any:
     {'gsm8k': 'exact_match', None: 'acc'}
     >>> per_task("acc_norm", "metric")
     'acc_norm'
+    >>> per_task(r"mmlu:subject=anatomy\\,method=multiple_choice_joint=quasi_exact_match", "metric")
+    {'mmlu:subject=anatomy,method=multiple_choice_joint': 'quasi_exact_match'}
     """
     if not isinstance(value, str) or ("=" not in value and "," not in value):
         return value
     out: dict = {}
-    for part in (p.strip() for p in value.split(",")):
+    for part in (p.strip().replace("\\,", ",") for p in re.split(r"(?<!\\),", value)):
         task, eq, v = (s.strip() for s in part.rpartition("=")) if "=" in part else (None, "", part)
+        if v and task is None and None in out:  # two plain names: nothing repeated, one too many for the rest
+            raise ValueError(f"{name}: {value!r} gives two {name}s for the other tasks ({out[None]!r} and {v!r}); "
+                             f"one {name} per task: one name, or task=name pairs and at most one name for the other "
+                             "tasks (e.g. gsm8k=exact_match,acc)")
         if not v or (eq and not task) or task in out:
             what = "twice" if v and task in out else "empty"
             raise ValueError(f"{name}: {part!r} in {value!r} is {what}; expected one name, or task=name pairs and at "
                              f"most one name for the other tasks (e.g. gsm8k=exact_match,acc)")
         out[task] = v
     return out
+
+
+def per_task_text(value: dict) -> str:
+    """A per-task option as :func:`per_task` reads it back (commas in a task's name written ``\\,``).
+
+    Examples
+    --------
+    >>> per_task_text({"gsm8k": "exact_match", None: "acc"})
+    'gsm8k=exact_match,acc'
+    """
+    named = [f"{str(k).replace(',', chr(92) + ',')}={v}" for k, v in value.items() if k is not None]
+    return ",".join(named + ([str(value[None])] if value.get(None) else []))
 
 
 HELM_DEFAULTS = {"split": "test", "perturbation": None, "trials": "mean"}
@@ -385,8 +404,10 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
         for w in said:  # the reader's warnings name its own argument: say which input it was
             warnings.warn(re.sub(r"^(path|frame):", f"{name}:", str(w.message)), w.category, stacklevel=3)
         return out, {}
-    except MetricNotLogged:  # whose fields read_new_results reads: the message is the reader's own already
-        raise
+    except MetricNotLogged as exc:  # whose fields read_new_results reads
+        raise _metric_not_logged(exc, metric, name) from None
+    except FilterNotChosen as exc:
+        raise ValueError(_filter_not_chosen(exc, filter, name)) from None
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
         for internal in ("path_or_paths:", "path:", "frame:"):  # the readers' argument names: say which input it was
@@ -432,6 +453,35 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         if not (same and used is not None):  # a metric of the user's, or the default of another layout
             raise ValueError(str(exc)) from None
         raise ValueError(_other_measure(exc, name)) from None
+
+
+def _metric_not_logged(exc: MetricNotLogged, metric: Any, name: str) -> MetricNotLogged:
+    """The reader's refusal of a record without the metric, said of the option given (or of the default metric,
+    under ``name``, where none was), with the per-task form of the option that reads the task: the field the
+    record logs (``exact_match`` for a generated answer) for that task, the metric read for the others."""
+    said = (f"{exc.metric!r} is not logged in {exc.shown} (line {exc.line}), a record of {task_kind(exc.choices)}; "
+            f"numeric fields there: {exc.fields}")
+    said = f"metric: {said}" if metric is not None else f"{name}: the default metric {said}"
+    fit = [f for f in ("exact_match", "acc", "acc_norm") if f in exc.fields] or exc.fields
+    task = getattr(exc, "task", None)
+    if task is not None and fit:
+        named = dict(metric) if isinstance(metric, dict) else {None: metric or exc.metric}
+        named[task] = fit[0]
+        said += f"; name the metric per task: metric='{per_task_text(named)}'"
+    return MetricNotLogged(said, exc.shown, exc.line, exc.metric, exc.fields, exc.choices)
+
+
+def _filter_not_chosen(exc: FilterNotChosen, filter: Any, name: str) -> str:
+    """The reader's refusal of a samples file of several filters, or without the filter asked for, with the
+    per-task filters that read every task where the logs tell them."""
+    if exc.wanted is None:
+        said = f"{exc.shown} logs several filters {sorted(exc.logged)}"
+    else:
+        said = f"{exc.wanted!r} is not logged in {exc.shown}; it logs {sorted(exc.logged)}"
+    said = f"filter: {said}" if filter is not None else f"{name}: {said}"
+    if exc.suggest:
+        return f"{said}; name the filter per task: filter='{per_task_text(exc.suggest)}'"
+    return f"{said}; pass filter='<one of them>'" if exc.wanted is None else said
 
 
 def _other_measure(exc: MetricNotLogged, name: str) -> str:
