@@ -132,9 +132,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "inside a task's name is written \\, (--tasks 'a\\,b')")
     p.add_argument("--weights", default="items", choices=list(WEIGHTS),
                    help="the whole-benchmark score to split the budget for, estimate's default: the mean over all "
-                        "items (default; items in proportion to the tasks' sizes) or the mean of the task means "
-                        "(tasks: Neyman allocation, items in proportion to the spread of the reference models' "
-                        "results in each task)")
+                        "items (default; 2 items a task, the rest in proportion to the tasks' sizes) or the mean "
+                        "of the task means (tasks: Neyman allocation, items in proportion to the spread of the "
+                        "reference models' results in each task)")
     p.add_argument("--seed", type=whole_number, default=None,
                    help=f"random seed (default: 0); methods {' and '.join(_SEEDLESS)} choose the same items at a "
                         "--budget whatever the seed")
@@ -358,7 +358,9 @@ def _select(args: argparse.Namespace) -> None:
     elif sel.weights == "tasks":
         print("budget split for the mean of the task means (--weights tasks, estimate's default): items in "
               "proportion to the spread of the reference models' results in each task (Neyman allocation)")
-    if (metric := _metric_line(sel)) is not None:
+    from ._metric_line import metric_line
+
+    if (metric := metric_line(sel)) is not None:
         print(metric)
     if sel.shortfall is not None:
         print(f"fewer items than the budget: {sel.shortfall}")
@@ -375,56 +377,6 @@ def _select(args: argparse.Namespace) -> None:
     else:
         print(_table_hint(f'{line_text(str(manifest))} ("items")', f"effstats estimate {_shell_word(str(args.out))}",
                           Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
-
-
-def _metric_line(sel) -> str | None:
-    """One line naming the per-item metric each task of the reference was read with: with its lm-eval filter for
-    lm-eval logs, with its split (and perturbation) for each run spec of HELM runs; None for other references (a
-    table's cells are its scores)."""
-    from ._io import HELM_DEFAULTS, default_metric, per_task
-
-    ref = sel.reference
-    layout = ref.get("layout")
-    if layout not in ("lm-eval", "helm"):
-        return None
-    default = default_metric(layout)
-    metric = per_task(ref.get("metric") or default, "metric")
-    if layout == "lm-eval":
-        from ..datasets._lm_eval_records import FILTER
-        from ..datasets.harness import _per_task
-
-        # the rule the reader applied: a task's own metric, else the one for the other tasks, else the default
-        metric_of = _per_task(metric, "metric", default, "a field name")
-        filters = ((ref.get("lm_eval") or {}).get("runs") or {}).get(FILTER) or {}
-        how = {str(t): f" (lm-eval filter {line_text(filters[t])})" if filters.get(t) else ""
-               for t in sel.tasks.index}
-        hint, kind = "another: --metric (e.g. acc_norm), --filter", "task"
-    else:
-        import functools
-        import json
-
-        from ..datasets.helm import _metric_for
-
-        metric_of = functools.partial(_metric_for, metric=metric)  # the reader's rule for each run spec's scenario
-        helm = {**HELM_DEFAULTS, **(ref.get("helm") or {})}
-        pert = helm["perturbation"]
-        pert = pert if pert is None or isinstance(pert, str) else json.dumps(pert, sort_keys=True)
-        said = f"split {helm['split'] or 'any'}" + ("" if pert is None else f", perturbation {pert}")
-        how = dict.fromkeys(map(str, sel.tasks.index), f" ({line_text(said)})")
-        hint, kind = "another: --metric (e.g. quasi_exact_match), --split, --perturbation", "run spec"
-    groups: dict[str, list[str]] = {}
-    for task in map(str, sel.tasks.index):
-        groups.setdefault(line_text(metric_of(task)) + how[task], []).append(task)
-    if len(groups) == 1:
-        return f"metric: {next(iter(groups))}{f' in every {kind}' if len(sel.tasks) > 1 else ''}; {hint}"
-    # the most common reading last, where more than three tasks are "the other tasks"
-    parts = sorted(groups.items(), key=lambda kv: len(kv[1]))
-    named = [f"{k} in {', '.join(map(line_text, ts[:3]))}{f' and {len(ts) - 3} more' if len(ts) > 3 else ''}"
-             for k, ts in parts[:-1]]
-    last, ts = parts[-1]
-    named.append(f"{last} in the other {len(ts)} {kind}s" if len(ts) > 3
-                 else f"{last} in {', '.join(map(line_text, ts))}")
-    return f"metric: {'; '.join(named)}"
 
 
 def _target_error_line(curve, target: float) -> str:
