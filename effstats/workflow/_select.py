@@ -643,8 +643,9 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
            trials: Any = "mean", weights: str = "items") -> Selection:
     """Choose the items to evaluate a new model on, from the reference models' per-item results.
 
-    The budget is split over the benchmark's tasks in proportion to their sizes, or for the mean of the task means
-    by Neyman allocation (``weights``), at least 2 items each; within each task ``method`` chooses the items from
+    Each of the benchmark's tasks gets 2 items (all of a smaller task's), then the rest of the budget is split
+    over the tasks in proportion to their sizes, or for the mean of the task means by Neyman allocation
+    (``weights``; :func:`allocate_budget`); within each task ``method`` chooses the items from
     the reference models. :meth:`Selection.save` writes the manifest
     and lm-evaluation-harness's ``--samples`` file; :func:`estimate` reads the new model's results back.
 
@@ -739,8 +740,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         it has taken 2 s.
     weights : {"items", "tasks"}, default="items"
         The whole-benchmark score the budget is split for, recorded in the manifest as :func:`estimate`'s default.
-        ``"items"``, the mean over all items: each task gets items in proportion to its size (the variance of
-        that mean is then least when every item varies alike). ``"tasks"``, the mean of the task means: task
+        ``"items"``, the mean over all items: each task gets 2 items, the rest in proportion to its size (the
+        variance of that mean is then least when every item varies alike). ``"tasks"``, the mean of the task means: task
         :math:`t` gets items in proportion to :math:`w_t \\bar S_t`, its weight :math:`1/T` times the root mean
         square over the reference models of their per-item standard deviation on its items (Neyman allocation,
         :func:`neyman_shares` derives it), which minimises that mean's variance on average over new models like

@@ -182,8 +182,8 @@ def _strata(budget: int, n_strata: int = 10) -> int:
 
 
 def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2, *, shares: Any = None) -> pd.Series:
-    """Split ``budget`` items over tasks in proportion to their sizes, or to given ``shares`` (largest remainders),
-    each task getting at least ``min(minimum, size)`` and at most its size.
+    """Split ``budget`` items over tasks: ``min(minimum, size)`` to each first, the rest in proportion to their
+    sizes (or to given ``shares``), largest remainders, each task at most its size.
 
     Parameters
     ----------
@@ -226,6 +226,11 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2, *, shares: 
     >>> import pandas as pd
     >>> allocate_budget(pd.Series({"arc": 1000, "hellaswag": 3000, "tiny": 3}), 100).to_dict()
     {'arc': 25, 'hellaswag': 73, 'tiny': 2}
+
+    Two items each first: 194 in proportion to 2000, 405 and 400, not 200.
+
+    >>> allocate_budget(pd.Series({"a": 2000, "b": 405, "c": 400}), 200).to_dict()
+    {'a': 141, 'b': 30, 'c': 29}
 
     Equal task weights, hellaswag's items half as spread as arc's: it gets half as many.
 
