@@ -85,6 +85,10 @@ def test_a_task_of_several_filters_is_shown_its_per_task_filter(logs, tmp_path, 
     err = _error([logs, *metric, "--out", tmp_path / "s"], capsys)
     assert err == (f"effstats select: error: REFERENCE: org__m00/samples_gsm8k_{TS}.jsonl logs several filters "
                    "['flexible-extract', 'strict-match']; name the filter per task: --filter gsm8k=strict-match")
+    # where every task read logs several, one name reads them all
+    err = _error([logs, "--tasks", "gsm8k", "--metric", "exact_match", "--out", tmp_path / "s"], capsys)
+    assert err.endswith("logs several filters ['flexible-extract', 'strict-match']; pass --filter <one of them>, "
+                        "e.g. --filter strict-match"), err
     # one filter for every task fails on the tasks that log another: the hint is the per-task form at once
     err = _error([logs, *metric, "--filter", "strict-match", "--out", tmp_path / "s"], capsys)
     assert err == (f"effstats select: error: --filter: 'strict-match' is not logged in org__m00/samples_hellaswag_{TS}"

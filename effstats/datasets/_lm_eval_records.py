@@ -154,13 +154,14 @@ class MetricNotLogged(ValueError):
 class FilterNotChosen(ValueError):
     """A samples file that logs several filters where none was asked for, or not the one asked for: ``shown`` the
     file as shown, ``wanted`` the filter asked for (None: none), ``logged`` the filters it logs in the order they
-    first appear. The reader sets ``task`` and ``suggest`` (the per-task filters that read every task read, from
-    what the logs hold; empty where none does) as it passes it on."""
+    first appear. The reader sets ``task``, ``tasks`` (every task read) and ``suggest`` (the per-task filters that
+    read every task read, from what the logs hold; empty where none does) as it passes it on."""
 
     def __init__(self, message: str, shown: str = "", wanted: str | None = None, logged: Any = ()) -> None:
         super().__init__(message)
         self.shown, self.wanted, self.logged = shown, wanted, list(logged)
         self.task: str | None = None
+        self.tasks: list = []
         self.suggest: dict = {}
 
 

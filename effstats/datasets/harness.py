@@ -274,6 +274,7 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
                 raise
             except FilterNotChosen as exc:
                 exc.task, exc.suggest = key[1], _filters_to_name(chosen, filter_of)
+                exc.tasks = sorted({t for _, t in chosen})
                 if exc.suggest:
                     exc.args = (f"{exc}; name it per task: filter={exc.suggest!r}",)
                 raise

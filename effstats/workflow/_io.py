@@ -479,6 +479,8 @@ def _filter_not_chosen(exc: FilterNotChosen, filter: Any, name: str) -> str:
     else:
         said = f"{exc.wanted!r} is not logged in {exc.shown}; it logs {sorted(exc.logged)}"
     said = f"filter: {said}" if filter is not None else f"{name}: {said}"
+    if exc.suggest and sorted(exc.suggest) == exc.tasks and len(set(exc.suggest.values())) == 1:
+        return f"{said}; pass filter='<one of them>', e.g. filter='{next(iter(exc.suggest.values()))}'"
     if exc.suggest:
         return f"{said}; name the filter per task: filter='{per_task_text(exc.suggest)}'"
     return f"{said}; pass filter='<one of them>'" if exc.wanted is None else said
