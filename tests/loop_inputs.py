@@ -152,3 +152,17 @@ def write_gsm8k(n_models_ids, path: Path, n_docs: int = 30, rng: int = 0,
                                          "resps": [["The answer is 42."]], "filtered_resps": ["42"], "filter": filt,
                                          "metrics": ["exact_match"], "exact_match": v}))
         (folder / f"samples_gsm8k_{timestamp}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def write_mc_and_gsm8k(path: Path, task: str = "hellaswag", n_models: int = 12, n_docs: int = 40,
+                       rng: int = 2) -> Path:
+    """The common lm-eval suite: a multiple-choice ``task`` (the library's writer: read with ``acc``, the choices'
+    texts logged) and gsm8k (:func:`write_gsm8k`: generated answers, two filters), ``n_models`` model folders."""
+    from effstats.datasets import simulate_responses
+
+    d = simulate_responses(n_models, n_docs, rng=rng)
+    models = [f"org/m{i:02d}" for i in range(n_models)]
+    write_lm_eval_samples(ResponseMatrix(d.values, model_ids=models, item_ids=[f"{task}/{k}" for k in range(n_docs)]),
+                          Path(path))
+    write_gsm8k(models, path, n_docs=n_docs, rng=rng)
+    return Path(path)

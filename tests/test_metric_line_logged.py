@@ -8,13 +8,10 @@ from pathlib import Path
 
 import pytest
 from helm_fixtures import Scenario, write_suite
+from loop_inputs import write_mc_and_gsm8k
 
-from effstats import ResponseMatrix
 from effstats.cli import main
-from effstats.datasets import simulate_responses
-from effstats.workflow import write_lm_eval_samples
 
-TS = "2026-01-01T00-00-00.000000"
 MMLU = "mmlu:subject=anatomy,method=multiple_choice_joint"
 ANOTHER = "another: --metric{}, --split, --perturbation"
 
@@ -29,16 +26,7 @@ def _select(argv, capsys) -> tuple[list[str], str]:
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> Path:
     """arc (multiple choice, with the choices' texts) and gsm8k (generated answers, exact_match only)."""
-    root = tmp_path_factory.mktemp("lm")
-    d = simulate_responses(10, 60, rng=4)
-    rm = ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(10)],
-                        item_ids=[f"{'arc' if k < 30 else 'gsm8k'}/{k % 30}" for k in range(60)])
-    write_lm_eval_samples(rm.subset(items=list(range(30))), root)
-    for m, model in enumerate(rm.model_ids):
-        lines = [json.dumps({"doc_id": k, "doc": {}, "target": str(k), "resps": [["x"]], "filtered_resps": ["x"],
-                             "filter": "none", "exact_match": float(rm.values[m, 30 + k])}) for k in range(30)]
-        (root / model.replace("/", "__") / f"samples_gsm8k_{TS}.jsonl").write_text("\n".join(lines) + "\n")
-    return root
+    return write_mc_and_gsm8k(tmp_path_factory.mktemp("lm"), task="arc", n_models=10, n_docs=30, rng=4)
 
 
 def test_lm_eval_another_metric_is_one_the_logs_hold(logs, tmp_path, capsys):
@@ -48,8 +36,9 @@ def test_lm_eval_another_metric_is_one_the_logs_hold(logs, tmp_path, capsys):
     said, _ = _select([logs, "--tasks", "arc", "--metric", "acc_norm", "--out", tmp_path / "b"], capsys)
     assert said == ["metric: acc_norm (lm-eval filter none); another: --metric (e.g. acc), --filter"]
     # generated answers scored by exact_match alone: no other metric to suggest (acc_norm is no score of them)
-    said, _ = _select([logs, "--tasks", "gsm8k", "--metric", "exact_match", "--out", tmp_path / "c"], capsys)
-    assert said == ["metric: exact_match (lm-eval filter none); another: --metric, --filter"]
+    said, _ = _select([logs, "--tasks", "gsm8k", "--metric", "exact_match", "--filter", "strict-match", "--out",
+                       tmp_path / "c"], capsys)
+    assert said == ["metric: exact_match (lm-eval filter strict-match); another: --metric, --filter"]
 
 
 def _add_stat(runs: Path, scenario: str, stat: str) -> None:

@@ -3,16 +3,14 @@ a HELM run spec's name keeps its commas written ``\\,`` (as ``--tasks`` reads th
 or a filter does not read every task the refusal shows the per-task option that does, from what the logs hold."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from helm_fixtures import Scenario, write_suite
 
-from effstats import ResponseMatrix
+from loop_inputs import write_mc_and_gsm8k
+
 from effstats.cli import main
-from effstats.datasets import simulate_responses
-from effstats.workflow import write_lm_eval_samples
 from effstats.workflow._io import per_task
 
 TS = "2026-01-01T00-00-00.000000"
@@ -23,19 +21,7 @@ MMLU = "mmlu:subject=anatomy,method=multiple_choice_joint"
 def logs(tmp_path_factory) -> Path:
     """hellaswag (multiple choice, read with acc) and gsm8k (generated answers scored by exact_match, logged under
     two filters), as lm-eval writes a common suite."""
-    root = tmp_path_factory.mktemp("suite")
-    d = simulate_responses(12, 80, rng=2)
-    rm = ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(12)],
-                        item_ids=[f"{'hellaswag' if k < 40 else 'gsm8k'}/{k % 40}" for k in range(80)])
-    write_lm_eval_samples(rm.subset(items=list(range(40))), root)
-    for m, model in enumerate(rm.model_ids):
-        lines = [json.dumps({"doc_id": k, "doc": {"q": k}, "target": str(k),
-                             "arguments": {"gen_args_0": {"arg_0": f"Q{k}", "arg_1": {"until": ["\n"]}}},
-                             "resps": [["x"]], "filtered_resps": ["x"], "filter": flt, "metrics": ["exact_match"],
-                             "exact_match": float(bool(rm.values[m, 40 + k]) != (flip and k % 3 == 0))})
-                 for flt, flip in (("strict-match", False), ("flexible-extract", True)) for k in range(40)]
-        (root / model.replace("/", "__") / f"samples_gsm8k_{TS}.jsonl").write_text("\n".join(lines) + "\n")
-    return root
+    return write_mc_and_gsm8k(tmp_path_factory.mktemp("suite"))
 
 
 def _select(argv, capsys) -> tuple[int, list[str], str]:
