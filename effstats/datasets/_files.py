@@ -107,6 +107,25 @@ def _walk(root: Path, match: Callable[[str], bool]) -> Iterator[Path]:
             yield from (Path(d, name) for name in files + dirs + links if match(name))
 
 
+def first_of_each(listed: Callable[[], list[Path]], task_of: Callable[[Path], str], tasks: Any) -> dict[str, Path]:
+    """The first path ``listed()`` gives of each of ``tasks`` (``task_of`` naming a path's task); {} where the
+    listing fails, and a path whose task cannot be told is passed over: what the messages that describe a read
+    look at once more, one log a task."""
+    wanted, first = set(map(str, tasks)), {}
+    try:
+        paths = listed()
+    except (ValueError, OSError):
+        return {}
+    for p in paths:
+        try:
+            task = task_of(p)
+        except (ValueError, OSError):
+            continue
+        if task in wanted and task not in first:
+            first[task] = p
+    return first
+
+
 def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:
     """Raise when ``f`` is a Git LFS pointer (a clone without ``git lfs pull``) instead of the file itself."""
     with open(f, "rb") as fh:

@@ -438,17 +438,10 @@ def logged_metrics(source: Any, tasks: Any) -> dict[str, list[str]]:
     one file a task: its numeric fields, and ``acc`` where the record ranks choices by log-likelihood, ``acc_norm``
     where it also gives the choices' texts (the reader computes those); a task without a readable record has none.
     For the messages that suggest another metric: names the logs hold, not a fixed list."""
+    from ._files import first_of_each
     from ._lm_eval_files import _expand, _task_of
 
-    wanted, first = set(map(str, tasks)), {}
-    try:
-        files = _expand(source, "source")
-    except (ValueError, OSError):
-        return {}
-    for f in files:
-        task = _task_of(f)[0]
-        if task in wanted and task not in first:
-            first[task] = f
+    first = first_of_each(lambda: _expand(source, "source"), lambda f: _task_of(f)[0], tasks)
     out: dict[str, list[str]] = {}
     for task, f in first.items():
         try:

@@ -30,7 +30,7 @@ import pandas as pd
 from .._shared import RepeatedKeyError, _plain, json_object, repeated_key
 from .._validation import check_trials
 from ..responses import ResponseMatrix
-from ._files import (_check_duplicates, _each_path, _find, _refuse_lfs_pointer, refuse_repeated_runs,
+from ._files import (_check_duplicates, _each_path, _find, _refuse_lfs_pointer, first_of_each, refuse_repeated_runs,
                      warn_repeated_runs)
 from ._lm_eval_records import MIXED
 
@@ -409,18 +409,7 @@ def logged_stats(source: Any, metric: Any, tasks: Any) -> dict[str, dict]:
     """What one run of each of ``tasks`` (scenarios) under ``source`` logs, for the messages that describe a read:
     ``{"stats": the score stats of :data:`SCORE_STATS` it logs, "splits": the splits of the metric read there,
     "trials": its train trials}``; a scenario whose run cannot be read is left out."""
-    wanted, first = set(map(str, tasks)), {}
-    try:
-        dirs = _run_dirs(source, "source")
-    except (ValueError, OSError):
-        return {}
-    for d in dirs:
-        try:
-            task = _run_identity(d, "source")[1]
-        except (ValueError, OSError):
-            continue
-        if task in wanted and task not in first:
-            first[task] = d
+    first = first_of_each(lambda: _run_dirs(source, "source"), lambda d: _run_identity(d, "source")[1], tasks)
     out = {}
     for task, d in first.items():
         try:
