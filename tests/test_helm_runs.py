@@ -360,9 +360,14 @@ def test_a_run_file_nested_too_deeply_is_one_error_and_a_byte_order_mark_is_read
 def test_a_run_spec_naming_a_key_twice_is_refused(tmp_path):
     write_run(tmp_path, "v1", "a/m", "boolq", truth_entries([1.0, 0.0, 1.0], [True, True, True]))
     f = next((tmp_path / "runs").rglob("run_spec.json"))
-    text = f.read_text()
-    f.write_text(text.replace("{", '{"name": "x", ', 1))  # the spec's name twice: the reader would keep the last
-    with pytest.raises(ValueError, match=r"^path_or_paths: .*run_spec.json names the key 'name' twice in one object"):
+    text = f.read_text().replace("{", '{"name": "x", ', 1)  # the spec's name twice: the reader would keep the last
+    f.write_text(text)
+    line = text[:text.index('"name"', text.index('"name"') + 1)].count("\n") + 1  # where it is named again
+    with pytest.raises(ValueError, match=rf"^path_or_paths: .*run_spec.json line {line} names the key 'name' twice "
+                                         "in one object"):
+        read_helm_runs(tmp_path / "runs")
+    f.write_text(text.replace('{"name": "x", ', '{"name": "x",\n\n  ', 1))  # the line counts the file's lines
+    with pytest.raises(ValueError, match=rf"run_spec.json line {line + 2} names the key 'name' twice"):
         read_helm_runs(tmp_path / "runs")
 
 
@@ -376,9 +381,12 @@ def test_per_instance_stats_naming_a_key_twice_are_refused(tmp_path, iid):
     f.write_text(text)
     assert read_helm_runs(tmp_path / "runs").shape == (1, 3)
     for twice, key in [('"mean": 0.0, "mean": 1.0', "mean"), ('"name": "typo", "name": "x:y"', "name")]:
-        f.write_text(text.replace(twice.split(", ")[0], twice, 1))
-        with pytest.raises(ValueError, match=rf"^path_or_paths: .*per_instance_stats.json names the key '{key}' twice "
-                                             "in one object; keep one of them$"):
+        bad = text.replace(twice.split(", ")[0], twice.replace(", ", ",\n"), 1)
+        f.write_text(bad)
+        again = bad.index(twice.split(", ")[1], bad.index(twice.split(", ")[0]))
+        line = bad[:again].count("\n") + 1  # the line that names it again
+        with pytest.raises(ValueError, match=rf"^path_or_paths: .*per_instance_stats.json line {line} names the key "
+                                             rf"'{key}' twice in one object \(a hand edit\?\); keep one of them$"):
             read_helm_runs(tmp_path / "runs")
 
 

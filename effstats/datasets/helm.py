@@ -27,7 +27,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from .._shared import RepeatedKeyError, _plain, json_object, repeated_key
+from .._shared import RepeatedKeyError, _plain, repeated_key
+from .._user_files import json_loads, repeated_key_said
 from .._validation import check_trials
 from ..responses import ResponseMatrix
 from ._files import (_check_duplicates, _each_path, _find, _refuse_lfs_pointer, first_of_each, refuse_repeated_runs,
@@ -91,9 +92,9 @@ def _load(d: Path, name: str, arg: str, text: str | None = None) -> Any:
     if text is None:
         text = _text(d, name, arg)
     try:
-        return json.loads(text, object_pairs_hook=None if name == _STATS else json_object)
+        return json.loads(text) if name == _STATS else json_loads(text)
     except RepeatedKeyError as exc:
-        raise _named_twice(d, name, exc.args[0], arg) from None
+        raise ValueError(f"{arg}: {_shown(d, name)} {repeated_key_said(exc)}") from None
     except RecursionError:
         raise ValueError(f"{arg}: {_shown(d, name)} nests lists or objects too deeply to be a HELM run file") from None
     except json.JSONDecodeError as exc:
@@ -116,8 +117,14 @@ def _text(d: Path, name: str, arg: str) -> str:
         raise ValueError(f"{arg}: {_shown(d, name)} is not UTF-8 text ({exc})") from None
 
 
-def _named_twice(d: Path, name: str, key: str, arg: str) -> ValueError:
-    return ValueError(f"{arg}: {_shown(d, name)} names the key {key!r} twice in one object; keep one of them")
+def _named_twice(d: Path, name: str, key: str, arg: str, text: str) -> ValueError:
+    """The refusal of ``text`` (the file ``d/name``) naming ``key`` twice in one object, with the line where it
+    does: :func:`effstats._user_files.json_loads` parses the text again to find it (on the error's path only)."""
+    try:
+        json_loads(text)
+    except RepeatedKeyError as exc:
+        return ValueError(f"{arg}: {_shown(d, name)} {repeated_key_said(exc)}")
+    return ValueError(f"{arg}: {_shown(d, name)} {repeated_key_said(RepeatedKeyError(key))}")
 
 
 def _run_arguments(name: str) -> tuple[str, list[str]]:
@@ -318,7 +325,7 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
             seen["trial"].add(trial)
     key = repeated_key(text, entries, pairs)
     if key is not None:
-        raise _named_twice(d, _STATS, key, arg)
+        raise _named_twice(d, _STATS, key, arg, text)
     return trials
 
 
