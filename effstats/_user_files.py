@@ -163,12 +163,20 @@ def json_loads(text: str) -> Any:
         raise RepeatedKeyError(exc.args[0], _repeat_line(text, exc.args[0])) from None
 
 
-def repeated_key_said(exc: Exception) -> str:
-    """What the :class:`effstats._shared.RepeatedKeyError` of :func:`json_loads` says, after the file's name."""
+def repeated_key_said(exc: Exception, advice: str = "keep one of them") -> str:
+    """What the :class:`effstats._shared.RepeatedKeyError` of :func:`json_loads` says, after the file's name, ending
+    with ``advice``: what to do."""
     from ._shared import _plain  # a key of thousands of characters is cut
 
     line = f"line {exc.args[1]} " if len(exc.args) > 1 and exc.args[1] else ""
-    return f"{line}names the key {_plain(exc.args[0])!r} twice in one object (a hand edit?); keep one of them"
+    return f"{line}names the key {_plain(exc.args[0])!r} twice in one object (a hand edit?); {advice}"
+
+
+# what to do with a swap journal naming a key twice: which of its lists effstats wrote is unknown, so the swap it
+# records cannot be completed; without the journal the folder keeps its files as they are
+_JOURNAL_ADVICE = ("it is the journal of a command killed while putting its files in place: check the folder's "
+                   "files, remove the journal, and run that command again (with --force where it asks) if they are "
+                   "incomplete")
 
 
 def _repeat_line(text: str, key: str) -> int | None:
@@ -223,7 +231,8 @@ def _record_json(f: Path, name: str = "directory") -> Any:
         with open_regular(f) as fh:
             return json_loads(fh.read().decode("utf-8"))
     except RepeatedKeyError as exc:
-        raise ValueError(f"{name}: {f} {repeated_key_said(exc)}") from None
+        advice = _JOURNAL_ADVICE if f.name == SWAP else "keep one of them"
+        raise ValueError(f"{name}: {f} {repeated_key_said(exc, advice)}") from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
 

@@ -20,6 +20,10 @@ from test_workflow_files import _one_line, _run, _truth
 
 logs = test_loop_journal.logs  # the fixture: the reference models' lm-eval logs and the whole matrix
 SAID = "names the key {key!r} twice in one object (a hand edit?); keep one of them"
+# a journal's: which list effstats wrote is unknown, so what to do is to check and remove it
+JOURNAL_SAID = ("names the key {key!r} twice in one object (a hand edit?); it is the journal of a command killed while "
+                "putting its files in place: check the folder's files, remove the journal, and run that command again "
+                "(with --force where it asks) if they are incomplete")
 
 
 # ------------------------------------------------------------------------------------------- the line, found exactly
@@ -92,10 +96,10 @@ def test_a_swap_journal_naming_a_key_twice_is_refused_not_read_last_wins(logs, c
                        ' "remove": ["manifest.json"]}\n')
     with pytest.raises(ValueError) as e:
         Selection.load(sel)
-    assert str(e.value) == f"directory: {journal} line 3 " + SAID.format(key="remove")
+    assert str(e.value) == f"directory: {journal} line 3 " + JOURNAL_SAID.format(key="remove")
     code, _, err = _run(["estimate", sel, new, "--out", tmp_path / "e", "--no-progress"], capsys)
     assert code == 2 and _one_line(err) == (f"effstats estimate: error: DIR: {journal} line 3 "
-                                            + SAID.format(key="remove")), err
+                                            + JOURNAL_SAID.format(key="remove")), err
     assert (sel / "manifest.json").is_file() and journal.is_file()
 
 

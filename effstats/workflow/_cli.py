@@ -183,6 +183,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="read only the manifest's items of NEW_RESULTS (a full run of the benchmark, e.g. HELM runs) "
                         "and ignore the others; HELM runs are read with the manifest's split, perturbation and trials")
     e.add_argument("--allow-protocol-change", action="store_true", help=_PROTOCOL_HELP)
+    e.add_argument("--model", default=None, action="append", metavar="NAME",
+                   help="score only these models of NEW_RESULTS (default: all): a folder holding the reference "
+                        "models' runs too (HELM's benchmark_output/runs/SUITE, an lm-eval output folder of every "
+                        "model); comma-separated, may be repeated")
 
     s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
                        description="Hand out batches of items until a group-sequential rule (random items) or "
@@ -329,6 +333,16 @@ def _tasks(args: argparse.Namespace) -> list[str] | None:
     return tasks
 
 
+def _models(given: list[str] | None) -> list[str] | None:
+    """--model as a list of names: each value split at its commas (not at an escaped one, ``\\,``)."""
+    if given is None:
+        return None
+    models = [m.strip().replace("\\,", ",") for v in given for m in re.split(r"(?<!\\),", v) if m.strip()]
+    if not models:
+        raise ValueError(f"--model: expected comma-separated model names, got {','.join(given)!r}")
+    return models
+
+
 def _select(args: argparse.Namespace) -> None:
     from ._select import select
     from ._files import locked, refuse_existing
@@ -428,7 +442,7 @@ def _estimate(args: argparse.Namespace) -> None:
     est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress,
-                   allow_protocol_change=args.allow_protocol_change)
+                   allow_protocol_change=args.allow_protocol_change, models=_models(args.model))
     out, results, where = (Path(args.out), None, None) if args.out else _report_dir(args.manifest, args.new_results)
     from ._files import locked, real_folder, refuse_other_results, refuse_report, run_folder
 
@@ -450,7 +464,7 @@ def _estimate(args: argparse.Namespace) -> None:
     if args.restrict_to_manifest:
         print(f"read the manifest's items from NEW_RESULTS; left out its {est.n_left_out} other item(s) "
               "(--restrict-to-manifest)")
-    print(est.to_markdown(level), end="")
+    print(est._render(level, line_text), end="")  # the report as text: the .md file escapes for Markdown
     print(f"written: {', '.join(line_text(str(paths[k])) for k in ('markdown', 'html', 'csv', 'tasks'))}")
 
 
@@ -566,10 +580,25 @@ def _start(args: argparse.Namespace, rule: str) -> None:
               f"{st['batch']:,} a look, up to {looks:,} looks ({st['max_n']:,} items)"
               + ("; close models can take dozens of looks, each a harness run: --batch B (and --initial) sets "
                  "fewer, larger batches" if looks > 10 and args.batch is None else ""))
+    if (metric := _metric_line(_run_as_selection(run))) is not None:  # what was read, as select says it
+        print(metric)
     print(f"batch 1: {len(run.next_items):,} items in {line_text(str(path))}")
     if run.lm_eval_samples is not None and run.state["reference"].get("layout") == "lm-eval":
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
     _next_step(run, path, args.out)
+
+
+def _run_as_selection(run):
+    """What select's ``metric:`` line reads of a selection, of a sequential run: how the reference was read, and its
+    tasks (every task of the reference data: a run draws its items from all of them)."""
+    import types
+
+    import pandas as pd
+
+    from ._tasks import item_tasks
+
+    tasks = pd.Series(0, index=pd.Index(pd.unique(item_tasks(run._reference)["task"].astype(str))))
+    return types.SimpleNamespace(reference=run.state["reference"], tasks=tasks)
 
 
 def _state_bytes(d: Path) -> bytes | None:
@@ -662,6 +691,7 @@ def run(args: argparse.Namespace) -> int:
             status = 0
         except (ValueError, FileNotFoundError) as exc:
             msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command, given)
+            msg = _folder_label(msg, args)
             from ..datasets._files import LeftOutPathsWarning
 
             # paths left out unread may be why (a task's only log a FIFO): said in the one line
@@ -686,6 +716,26 @@ def run(args: argparse.Namespace) -> int:
             line = _cli_names(str(w.message).splitlines()[0], command, given)
             print(f"{prog}: warning: {control_text(line)}", file=sys.stderr)
     return status
+
+
+def _folder_label(msg: str, args: argparse.Namespace) -> str:
+    """``msg`` about a file in the folder the command writes (a record naming a key twice, a swap journal) led by
+    the argument that named the folder: ``--out`` where the user gave it (select's and sequential start's folder,
+    which the Python API calls ``directory``), none where estimate writes to its default folder (the message
+    names the path)."""
+    head, sep, rest = msg.partition(": ")
+    if head not in ("DIR", "--out") or not sep or not hasattr(args, "out"):
+        return msg
+    if args.out is not None:
+        folder, label = Path(args.out).expanduser(), "--out"
+    elif getattr(args, "new_results", None) is not None and getattr(args, "manifest", None) is not None:
+        folder, label = _report_dir(args.manifest, args.new_results)[0], None
+    else:
+        return msg
+    shown = str(folder)
+    if rest != shown and not rest.startswith((shown + "/", shown + " ", shown + ",")):
+        return msg
+    return rest if label is None else f"{label}: {rest}"
 
 
 def os_error_line(exc: OSError, out: str | None = None) -> str:
@@ -742,7 +792,7 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "budget:": "--budget:", "target_error:": "--target-error:", "method:": "--method:", "seed:": "--seed:",
               "tasks:": "--tasks:", "metric:": "--metric:", "filter:": "--filter:", "against:": "--against:",
               "half_width:": "--half-width:", "initial:": "--initial:", "batch:": "--batch:", "max_n:": "--max-n:",
-              "alpha:": "--alpha:", "model:": "--model:", "confidence_level:": "--confidence:",
+              "alpha:": "--alpha:", "model:": "--model:", "models:": "--model:", "confidence_level:": "--confidence:",
               "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:", "rule:": "--rule:",
               "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:",
               "split:": "--split:", "perturbation:": "--perturbation:", "trials:": "--trials:",
@@ -755,14 +805,15 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
 
 # values of the Python API as the command line spells them
 _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unperturbed)": "(no --perturbation: "
-               "unperturbed)"}
+               "unperturbed)", "model: new_results hold": "--model: NEW_RESULTS hold",
+               " in new_results": " in NEW_RESULTS", "models of new_results": "models of NEW_RESULTS"}
 
 
 # options the messages name in Python's syntax (``tasks=['a', 'b']``, ``restrict_to_manifest=True``,
 # ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
 _PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
-_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|skip_failed|allow_protocol_change|trials|"
-                        r"split|perturbation|metric|filter|weights|method|format|budget|seed|target_error|"
+_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|models?|duplicates|restrict_to_manifest|skip_failed|allow_protocol_change|"
+                        r"trials|split|perturbation|metric|filter|weights|method|format|budget|seed|target_error|"
                         r"confidence_level|initial)=(" + _PY_VALUE + ")")
 
 
@@ -776,8 +827,10 @@ def _typed(m: re.Match) -> str:
             items = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             return m.group(0)
-        return f"{option} {_tasks_option(items) if name == 'tasks' else ','.join(map(str, items))}"
-    if value.startswith("'"):
+        return f"{option} {_tasks_option(items) if name in ('tasks', 'models') else ','.join(map(str, items))}"
+    if value.startswith("'") and name == "model":  # a name from the data, as a shell reads it back
+        value = _tasks_option(re.findall(r"'([^']*)'", value))
+    elif value.startswith("'"):
         value = "|".join(re.findall(r"'([^']*)'", value))
     return f"{option} {value}"
 

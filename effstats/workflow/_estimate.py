@@ -22,8 +22,9 @@ from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_reco
 from ._refit import _refit
 from ._select import Selection, _observed_scores
 from ._names import MANIFEST, SCORES
-from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note,
-                           refuse_unicode_twins, str_id_set, warn_graded_against_binary, zero_one_where_read)
+from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note, models_named,
+                           reference_models_advice, refuse_unicode_twins, str_id_set, warn_graded_against_binary,
+                           zero_one_where_read)
 from ._tasks import comma_hint, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
@@ -330,6 +331,12 @@ class Estimate:
         str
             What ``effstats estimate`` writes to ``estimate.md``.
         """
+        return self._render(confidence_level, md_text)
+
+    def _render(self, confidence_level: float, text: Any) -> str:
+        """The report with the names from the data written by ``text``: :func:`effstats._escape.md_text` for the
+        Markdown file, :func:`effstats._escape.line_text` for a terminal (which shows Markdown's escapes as
+        typed: ``rotate\\_+30``)."""
         confidence_level = check_confidence_level(confidence_level)
         sel = self.selection
         pct = _level_percent(confidence_level)
@@ -346,7 +353,7 @@ class Estimate:
                       "The score, its interval and the rank (against the reference models on the same tasks) are not "
                       "the whole benchmark's.", ""]
         lines += [
-                 f"Method `{md_text(sel.method)}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
+                 f"Method `{text(sel.method)}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
                  f"{len(self.scored_tasks)} task(s), the score "
                  f"{SCORES[self.weights]} "
                  f"(weights `{self.weights}`). "
@@ -361,29 +368,29 @@ class Estimate:
                         f"{_fallback_name(p)}'s design-based interval" if p.fell_back.any() else "")
                      for p in self._parts}
             # each pick by the --method that fits it on its own, the chooser's name for it beside
-            picks = "; ".join(f"{md_text(t)}: " + (f"`--method {_CANDIDATE_METHODS[m]}` ({md_text(m)}; "
-                                                   if m in _CANDIDATE_METHODS else f"{md_text(m)} (")
-                              + f"{md_text(kinds.get(t, 'every item'))})" for t, m in sel.tasks["method"].items())
+            picks = "; ".join(f"{text(t)}: " + (f"`--method {_CANDIDATE_METHODS[m]}` ({text(m)}; "
+                                                   if m in _CANDIDATE_METHODS else f"{text(m)} (")
+                              + f"{text(kinds.get(t, 'every item'))})" for t, m in sel.tasks["method"].items())
             same = sorted({_CANDIDATE_METHODS[m] for m in sel.tasks["method"] if _pick_name(m) != m})
             seed = (f" A pick that is a method's own estimator ({', '.join(f'`--method {m}`' for m in same)}) draws "
                     "its items with the chooser's seed, derived from the selection's, so other items than that "
                     "method at the same `--seed`: the same design on another random draw." if same else "")
             lines += [f"The chooser picked, per task: {picks}.{seed}", ""]
         if sel.shortfall is not None:
-            lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
+            lines += [f"Fewer items than the budget: {text(sel.shortfall)}.", ""]
         range_notes = self._range_notes()
         notes = range_notes + self._anchor_notes() + self._combination_notes()
         if notes:
-            lines += [md_text(" ".join(notes)), ""]
+            lines += [text(" ".join(notes)), ""]
         f = self.to_frame(confidence_level)
         lines.append("| model | estimate | s.e. | interval | rank | rank interval | items | out of range | estimator |")
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for mid, r in f.iterrows():
             oor = "n/a" if pd.isna(r.out_of_range) else "yes" if r.out_of_range else "no"
-            lines.append(f"| {md_text(mid)} | {r.estimate:.4f} | {r.standard_error:.4f} | "
+            lines.append(f"| {text(mid)} | {r.estimate:.4f} | {r.standard_error:.4f} | "
                          f"[{r.low:.4f}, {r.high:.4f}] | {int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | "
                          f"{int(r.n_evaluated)} | {oor} | "
-                         f"{md_text(r.estimator)} |")
+                         f"{text(r.estimator)} |")
         # the check is made on the 95 % interval, whatever the report's level
         check = ("its 95 % interval" if abs(confidence_level - 0.95) < 1e-12 else
                  "its 95 % interval, whatever the level of the intervals above,")
@@ -397,14 +404,14 @@ class Estimate:
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
-                lines.append(f"| {md_text(mid)} | {md_text(t)} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
+                lines.append(f"| {text(mid)} | {text(t)} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
                              f"{int(r.n_evaluated)} |")
         if len(self.unranked):
             lines += ["", "Left out of the ranking (no result on some task): "
                       f"{', '.join(map(md_text, self.unranked))}."]
         if self.n_missing.sum():
             lines += ["", "Chosen items without a result (estimated from the others): "
-                      + ", ".join(f"{md_text(m)}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
+                      + ", ".join(f"{text(m)}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
         return "\n".join(lines) + "\n"
 
     def _range_notes(self) -> list[str]:
@@ -579,7 +586,7 @@ def _fallback_name(p: _TaskResult) -> str:
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: Any = None,
              duplicates: str = "last", weights: str | None = None, tasks: Any = None,
              restrict_to_manifest: bool = False, allow_protocol_change: bool = False,
-             progress: bool = False) -> Estimate:
+             models: Any = None, progress: bool = False) -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
 
     Parameters
@@ -634,6 +641,12 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         (method, prompt parts, few-shot count, temperature; not the model's own fields, the train-trial or
         instance count) in a scenario is refused unless this is True, naming the fields. Logs without digests
         (older harness versions) and tables are not checked.
+    models : str or list of str, optional
+        The models of ``new_results`` to score (default: every model in it). For a folder that holds the
+        reference models' runs beside the new model's (HELM's ``benchmark_output/runs/SUITE`` after ``helm-run
+        --suite`` for both, an lm-eval output folder of every model): name the new model(s), and the others are
+        not read. A name not in ``new_results`` is refused, naming the model it differs from by letter case or
+        Unicode normalisation.
     progress : bool, default=False
         Show the progress of reading the reference data and of the refit on a terminal (standard error), each once
         it has taken 2 s.
@@ -648,7 +661,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         Naming the argument: among others, a new model without any result on a task to score (the message names
         the task and how to proceed), results on items outside the manifest, a transposed results table, a
         new model with the name of a reference model (its reference row would be ranked against it and enter the
-        fit that estimates it: select again without it, or rename the new run), or lm-eval logs on other
+        fit that estimates it: select again without it, or rename the new run; beside other models, the message
+        names those to pass as ``models``), or lm-eval logs on other
         documents than the manifest's (``"new_results: task arc_easy doc 17: doc_hash differs from the reference
         logs' ..."``).
 
@@ -726,15 +740,17 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                                           "cannot use)")) from None
     # a reference model's id in another Unicode normalisation prints as that model and would be ranked beside it
     refuse_unicode_twins(new.model_ids, rm.model_ids, "the reference data", what="model")
+    if models is not None:  # the new models of a folder that holds the reference runs too (a HELM suite)
+        named = models_named(new.model_ids, models)
+        new = new._take(models=[list(map(str, new.model_ids)).index(m) for m in named])
     twins = new.model_ids.intersection(rm.model_ids)
     if len(twins):
         # its own reference row would be ranked against it and, the items and strata being chosen from the
         # references, enter the fit that estimates it; leaving it out needs a selection made without it
-        raise ValueError(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))} are reference models "
-                         "too: their own reference results would rank them against themselves and enter the fit "
-                         "that estimates them; to check the loop on a known model, select again from reference "
-                         "data without it; to score a new run of it, give the run another name (it is then ranked "
-                         "beside its reference row)")
+        of = f" ({len(twins)} of its {new.n_models} models)" if len(twins) < new.n_models else ""
+        raise ValueError(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))}{of} are reference "
+                         "models too: their own reference results would rank them against themselves and enter the "
+                         "fit that estimates them" + reference_models_advice(new.model_ids, twins))
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     refuse_unicode_twins(new.item_ids, rm.item_ids, "the reference data")

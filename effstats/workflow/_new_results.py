@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._shared import _plain
+from .._shared import _name_list, _plain
 from .._validation import snap_zero_one_scan
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
@@ -236,3 +236,40 @@ def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", cho
                "other task(s) were not run or their output file is missing")
     raise ValueError(f"new_results: {head}: {why}, and the score needs every task it covers: run the "
                      f"{'failed' if len(ran) == len(absent) else 'missing'} task(s){run}{instead}")
+
+
+def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
+    """The ids among ``ids`` (the models of the new results) that ``models`` names (one name, or several), in the
+    order given; a name not among them is refused, naming the id that differs from it only by Unicode normalisation,
+    by letter case or by HELM's ``org_name`` for ``org/name``, else the first few ids."""
+    wanted = [models] if isinstance(models, str) else models
+    if isinstance(wanted, (bytes, dict)) or not hasattr(wanted, "__iter__"):
+        raise ValueError(f"{name}: expected model names of new_results, got {type(models).__name__}")
+    wanted = list(dict.fromkeys(map(str, wanted)))
+    have = [str(i) for i in ids]
+    if not wanted:
+        raise ValueError(f"{name}: none given; name models of new_results ({_name_list(map(repr, _plain(have)), 5)})")
+    for w in wanted:
+        if w in have:
+            continue
+        refuse_unicode_twins([w], have, "new_results", what="model", name=name, one=True)
+        close = [_plain(m) for m in have if w.lower() in (m.lower(), m.replace("/", "_").lower())
+                 or _lookalike_key(w) == _lookalike_key(m)]  # letter case, HELM's folder name, invisible characters
+        close = close or [_plain(m) for m in have if w.lower() in m.lower()][:5]
+        hint = f"; did you mean {close}?" if close else f" (its models: {_name_list(map(repr, _plain(have)), 5)})"
+        raise ValueError(f"{name}: no model {_plain(w)!r} in new_results{hint}")
+    return wanted
+
+
+def reference_models_advice(given: Any, twins: Any, option: str = "models") -> str:
+    """The advice of the refusal of new results holding models of the reference data (``twins``, among the
+    ``given`` models): with models that are not reference models beside them (a HELM suite or lm-eval output
+    folder holding the reference runs and the new model's), how to score those; else how to score a known
+    model."""
+    twins = set(map(str, twins))
+    others = [str(m) for m in given if str(m) not in twins]
+    if others:
+        return (f"; score the other model{'s' if len(others) > 1 else ''} with {option}="
+                f"{[_plain(m) for m in others[:5]]}{' …' if len(others) > 5 else ''}")
+    return ("; to check the loop on a known model, select again from reference data without it; to score a new run "
+            "of it, give the run another name (it is then ranked beside its reference row)")

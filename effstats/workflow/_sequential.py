@@ -16,8 +16,8 @@ from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
-from ._new_results import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins, str_id_set,
-                           warn_graded_against_binary, zero_one_where_read)
+from ._new_results import (lookalike_note, models_named, refuse_batch_without_tasks, refuse_unicode_twins,
+                           str_id_set, warn_graded_against_binary, zero_one_where_read)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, kept_reference, output_dir, read_new_results,
@@ -651,11 +651,17 @@ class SequentialRun(_AdaptiveRule, _Report):
             model = st["model"] if st["model"] in names else None
             if model is None:
                 if len(names) != 1:
-                    raise ValueError(f"model: new_results hold {len(names)} models {names[:5]}; "
-                                     "name the one to evaluate")
+                    refs = set(st["reference"].get("model_ids", ()))
+                    others = [m for m in names if m not in refs]  # a folder of the reference runs too (HELM's suite)
+                    n_ref = len(names) - len(others)
+                    which = (f" {_plain(names[:5])}; name the one to evaluate" if not n_ref or not others else
+                             f", {n_ref} of them reference models; name the one to evaluate: model={others[0]!r}"
+                             if len(others) == 1 else f", {n_ref} of them reference models; name the one to "
+                             f"evaluate among {_plain(others[:5])}")
+                    raise ValueError(f"model: new_results hold {len(names)} models{which}")
                 model = names[0]
-        elif str(model) not in names:
-            raise ValueError(f"model: {model!r} is not in new_results (models: {names[:5]})")
+        else:
+            model = models_named(names, str(model), "model")[0]
         if st["model"] is not None and str(model) != st["model"]:
             raise ValueError(f"model: this run evaluates {st['model']!r}, got results of {model!r}")
         if st["model"] is None and str(model) in st["reference"].get("model_ids", ()):
@@ -667,8 +673,13 @@ class SequentialRun(_AdaptiveRule, _Report):
         ids = row.item_ids.astype(str)
         k = len(st["looks"]) + 1
 
-        def earlier() -> set:  # the items of the recorded looks (for the messages of refused results only)
-            return set(chain.from_iterable(lk["items"] for lk in st["looks"]))
+        def earlier() -> set:  # the items of the recorded looks and those they dropped (for refusals' messages only)
+            return set(chain.from_iterable(lk["items"] for lk in st["looks"])) | {d["order"] for d in dropped}
+
+        dropped = st.get("dropped") or ()
+        if len(ids) and not ids.isin(batch).any() and set(ids) <= earlier():  # before what else is wrong with them
+            raise ValueError(f"new_results: these results were recorded at an earlier look (look {k - 1} is the "
+                             f"last); the next batch is batch {k:03d}")
 
         helm = st["reference"].get("layout") == "helm"
         left_out = 0
@@ -677,9 +688,6 @@ class SequentialRun(_AdaptiveRule, _Report):
         given_ids = ids
         if restrict_to_manifest:
             on = ids.isin(batch)
-            if not on.any() and set(ids) <= earlier():
-                raise ValueError(f"new_results: these results were recorded at an earlier look (look {k - 1} is the "
-                                 f"last); the next batch is batch {k:03d}")
             if not on.any():
                 raise ValueError(f"new_results: none of its {len(ids)} items is in batch {k:03d} (its {len(batch)} "
                                  f"items are listed in batch_{k:03d}/items.csv), e.g. {_plain(list(ids[:3]))}")
