@@ -1669,7 +1669,9 @@ def _workflow_cases() -> list[Case]:
         A("selection", PATHLIKE),
         A("new_results", PATHLIKE + [("other-items", FAIL, lambda v, r: _workflow_reference().subset(models=[10]))]),
         A("duplicates", OPTION), A("weights", OPTION),
-        A("restrict_to_manifest", [("text", FAIL, lambda v, r: "yes"), ("int", FAIL, lambda v, r: 3)])]))
+        A("restrict_to_manifest", [("text", FAIL, lambda v, r: "yes"), ("int", FAIL, lambda v, r: 3)]),
+        A("models", [("absent", FAIL, lambda v, r: "nobody"), ("int", FAIL, lambda v, r: 3),
+                     ("empty", FAIL, lambda v, r: [])])]))
     add(Case("estimate(saved)", "workflow", fn(W + "estimate"),
              lambda: dict(selection=_saved_selection(copy=False),
                           new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items),
