@@ -252,7 +252,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                      "decision.")
     up.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
     up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (as for effstats estimate)")
-    up.add_argument("--model", default=None, help="which model of NEW_RESULTS (when it holds several)")
+    up.add_argument("--model", default=None,
+                    help="which model of NEW_RESULTS (when it holds several: a folder holding the reference models' "
+                         "runs too, as HELM's benchmark_output/runs/SUITE)")
     up.add_argument("--metric", default=None, help="per-item metric (default: the reference's)")
     up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")

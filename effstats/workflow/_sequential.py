@@ -591,7 +591,9 @@ class SequentialRun(_AdaptiveRule, _Report):
             the batch needs a result. A batch whose results lack a whole task (the task was not run, or its
             output file is missing) is refused with a message naming the task, and nothing is recorded.
         model : str, optional
-            Which model of ``new_results`` (needed when it holds several).
+            Which model of ``new_results`` (needed when it holds several: a folder holding the reference models'
+            runs too, as HELM's ``benchmark_output/runs/SUITE``). A name not there is refused, naming the model it
+            differs from by letter case or Unicode normalisation.
         metric : str, optional
             Per-item metric (default, and the only one accepted: the reference's).
         duplicates : {"last", "first", "mean", "error"}, default="last"
