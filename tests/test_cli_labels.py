@@ -14,19 +14,9 @@ from effstats.datasets import simulate_responses
 from effstats.workflow import write_lm_eval_samples
 
 from helm_fixtures import Scenario, write_suite
+from test_new_models_beside_references import _error, _run
 
 TASKS = ("clean", "rotate_+30")
-
-
-def _run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _error(code, err):
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    return err.strip()
 
 
 @pytest.fixture(scope="module")
