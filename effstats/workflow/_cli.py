@@ -724,7 +724,7 @@ def _folder_label(msg: str, args: argparse.Namespace) -> str:
     """``msg`` about a file in the folder the command writes (a record naming a key twice, a swap journal) led by
     the argument that named the folder: ``--out`` where the user gave it (select's and sequential start's folder,
     which the Python API calls ``directory``), none where estimate writes to its default folder (the message
-    names the path)."""
+    names the file's path; one about that folder itself names --out as the way to another)."""
     head, sep, rest = msg.partition(": ")
     if head not in ("DIR", "--out") or not sep or not hasattr(args, "out"):
         return msg
@@ -735,9 +735,9 @@ def _folder_label(msg: str, args: argparse.Namespace) -> str:
     else:
         return msg
     shown = str(folder)
-    if rest != shown and not rest.startswith((shown + "/", shown + " ", shown + ",")):
-        return msg
-    return rest if label is None else f"{label}: {rest}"
+    if label is None:  # a file in the default folder; a message about the folder itself keeps naming --out
+        return rest if rest.startswith(shown + "/") else msg
+    return f"{label}: {rest}" if rest == shown or rest.startswith((shown + "/", shown + " ", shown + ",")) else msg
 
 
 def os_error_line(exc: OSError, out: str | None = None) -> str:
