@@ -112,3 +112,15 @@ def test_sequential_update_names_new_results_as_the_other_commands(logs, capsys,
     assert code == 0, err
     code, _, err = _run(["sequential", "update", tmp_path / "s", tmp_path / "two", "--model", "org/m99"], capsys)
     assert "new_results" not in err and "in NEW_RESULTS" in _error(code, err), err
+
+
+def test_model_and_models_in_messages_read_as_typed_but_not_in_a_call():
+    from effstats.workflow._cli import _cli_names
+
+    assert _cli_names("new_results: x; score the other models with models=['a', 'b,c']", "estimate") == (
+        "NEW_RESULTS: x; score the other models with --model 'a,b\\,c'")
+    assert _cli_names("model: new_results hold 3 models, 2 of them reference models; name the one to evaluate: "
+                      "model='org/a b'", "sequential update") == (
+        "--model: NEW_RESULTS hold 3 models, 2 of them reference models; name the one to evaluate: --model 'org/a b'")
+    said = "REFERENCE: no model column; add one (df.assign(model='<its name>'))"
+    assert _cli_names(said, "select") == said

@@ -821,6 +821,8 @@ _PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|models?|duplicates|restrict_to_manif
 
 def _typed(m: re.Match) -> str:
     name, value = m.group(1), m.group(2)
+    if name == "model" and m.string[m.start() - 1:m.start()] == "(":  # a call's argument: df.assign(model='x')
+        return m.group(0)
     option = _CLI_NAMES[name + ":"].rstrip(":")
     if value == "True":
         return option
