@@ -114,7 +114,7 @@ def test_sequential_update_names_new_results_as_the_other_commands(logs, capsys,
     assert "new_results" not in err and "in NEW_RESULTS" in _error(code, err), err
 
 
-def test_model_and_models_in_messages_read_as_typed_but_not_in_a_call():
+def test_models_and_the_model_to_evaluate_read_as_typed_but_not_a_model_named_in_a_message():
     from effstats.workflow._cli import _cli_names
 
     assert _cli_names("new_results: x; score the other models with models=['a', 'b,c']", "estimate") == (
@@ -122,5 +122,7 @@ def test_model_and_models_in_messages_read_as_typed_but_not_in_a_call():
     assert _cli_names("model: new_results hold 3 models, 2 of them reference models; name the one to evaluate: "
                       "model='org/a b'", "sequential update") == (
         "--model: NEW_RESULTS hold 3 models, 2 of them reference models; name the one to evaluate: --model 'org/a b'")
+    said = "new_results: model='x' is a name, not an option"
+    assert _cli_names(said, "estimate") == "NEW_RESULTS" + said[len("new_results"):]
     said = "REFERENCE: no model column; add one (df.assign(model='<its name>'))"
     assert _cli_names(said, "select") == said

@@ -128,7 +128,7 @@ def test_sequential_update_names_the_new_model_of_a_suite_holding_the_references
     assert code == 0, err
     code, _, err = _run(["sequential", "update", tmp_path / "s", suite / "all", "--restrict-to-manifest"], capsys)
     assert _error(code, err) == ("effstats sequential update: error: --model: NEW_RESULTS hold 9 models, 8 of them "
-                                 "reference models; name the one to evaluate: --model org2/model-08"), err
+                                 "reference models; name the one to evaluate: --model 'org2/model-08'"), err
     code, _, err = _run(["sequential", "update", tmp_path / "s", suite / "all", "--restrict-to-manifest", "--model",
                          "Org2/Model-08"], capsys)
     assert _error(code, err).endswith("--model: no model 'Org2/Model-08' in NEW_RESULTS; did you mean "

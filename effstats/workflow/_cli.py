@@ -808,21 +808,21 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
 # values of the Python API as the command line spells them
 _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unperturbed)": "(no --perturbation: "
                "unperturbed)", "model: new_results hold": "--model: NEW_RESULTS hold",
-               " in new_results": " in NEW_RESULTS", "models of new_results": "models of NEW_RESULTS"}
+               " in new_results": " in NEW_RESULTS", "models of new_results": "models of NEW_RESULTS",
+               # the model's name as Python writes it, quoted: as a shell reads it back
+               "name the one to evaluate: model=": "name the one to evaluate: --model "}
 
 
 # options the messages name in Python's syntax (``tasks=['a', 'b']``, ``restrict_to_manifest=True``,
 # ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
 _PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
-_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|models?|duplicates|restrict_to_manifest|skip_failed|allow_protocol_change|"
+_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|models|duplicates|restrict_to_manifest|skip_failed|allow_protocol_change|"
                         r"trials|split|perturbation|metric|filter|weights|method|format|budget|seed|target_error|"
                         r"confidence_level|initial)=(" + _PY_VALUE + ")")
 
 
 def _typed(m: re.Match) -> str:
     name, value = m.group(1), m.group(2)
-    if name == "model" and m.string[m.start() - 1:m.start()] == "(":  # a call's argument: df.assign(model='x')
-        return m.group(0)
     option = _CLI_NAMES[name + ":"].rstrip(":")
     if value == "True":
         return option
@@ -832,9 +832,7 @@ def _typed(m: re.Match) -> str:
         except (ValueError, SyntaxError):
             return m.group(0)
         return f"{option} {_tasks_option(items) if name in ('tasks', 'models') else ','.join(map(str, items))}"
-    if value.startswith("'") and name == "model":  # a name from the data, as a shell reads it back
-        value = _tasks_option(re.findall(r"'([^']*)'", value))
-    elif value.startswith("'"):
+    if value.startswith("'"):
         value = "|".join(re.findall(r"'([^']*)'", value))
     return f"{option} {value}"
 
