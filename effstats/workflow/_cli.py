@@ -582,7 +582,9 @@ def _start(args: argparse.Namespace, rule: str) -> None:
               f"{st['batch']:,} a look, up to {looks:,} looks ({st['max_n']:,} items)"
               + ("; close models can take dozens of looks, each a harness run: --batch B (and --initial) sets "
                  "fewer, larger batches" if looks > 10 and args.batch is None else ""))
-    if (metric := _metric_line(_run_as_selection(run))) is not None:  # what was read, as select says it
+    from ._metric_line import metric_line
+
+    if (metric := metric_line(_run_as_selection(run))) is not None:  # what was read, as select says it
         print(metric)
     print(f"batch 1: {len(run.next_items):,} items in {line_text(str(path))}")
     if run.lm_eval_samples is not None and run.state["reference"].get("layout") == "lm-eval":
