@@ -348,7 +348,9 @@ def test_names_printed_to_the_terminal_carry_no_control_sequences(tmp_path, caps
     assert code == 2
     for text in (out, err, out2, err2, err3):
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)
-    assert "m12\\x1b\\[31m" in out2  # a Markdown-escaped name, then its control character as an escape
+    assert "m12\\x1b[31m" in out2  # the name as plain text (the terminal's report is not Markdown), its control
+    # character as an escape
+    assert "m12\\x1b\\[31m" in (tmp_path / "sel" / "estimate" / "new" / "estimate.md").read_text()  # Markdown-escaped
 
 
 def test_printed_commands_are_shell_quoted(tmp_path, capsys):

@@ -339,7 +339,7 @@ def test_first_look_at_0_1_bounds_match_rpact_live(alpha):
     rp = rbridge.r_package("rpact")
     r = rbridge.r_call(rp.getDesignGroupSequential, kMax=2, alpha=alpha, sided=1, typeOfDesign="asOF",
                        informationRates=ro.FloatVector([0.1, 1.0]))
-    crit = np.asarray(ro.r("function(d) d$criticalValues")(r), float)
+    crit = np.array(ro.r("function(d) d$criticalValues")(r), float)
     for backend in ("native", "gsdesign"):
         d = design(2, alpha, sided=1, spending="ld_obf", timing=[0.1, 1], backend=backend)
         assert abs(d.upper[1] - crit[1]) < 1e-5

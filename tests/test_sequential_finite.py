@@ -445,9 +445,9 @@ def test_futility_stop_against_rpact():
             sr = rbridge.r_call(rp.getStageResults, d, data, normalApproximation=True)
             p = float(rbridge.r_call(rp.getFinalPValue, sr).rx2("pFinal")[0])
             ci = rbridge.r_call(rp.getFinalConfidenceInterval, d, data, normalApproximation=True, tolerance=1e-10)
-        crit = np.asarray(ro.r("function(d) d$criticalValues")(d), float)
+        crit = np.array(ro.r("function(d) d$criticalValues")(d), float)
         out[binding] = (crit, p, float(ci.rx2("medianUnbiased")[0]),
-                        np.asarray(ci.rx2("finalConfidenceInterval"), float))
+                        np.array(ci.rx2("finalConfidenceInterval"), float))
     assert np.isnan(out[False][1])  # rpact: no final p-value after a non-binding futility stop
     crit, p, mue, (lo, hi) = out[True]
     ours = design(3, 0.025, test_type=1, spending="ld_obf", timing=[0.3, 0.6, 1])

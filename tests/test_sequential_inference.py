@@ -176,7 +176,7 @@ def test_matches_live_rpact(i):
     res = _ours(row)
     assert abs(_rpact_convention_p(res, row) - float(p.rx2("pFinal")[0])) < TOL_P
     assert abs(res.statistic * sd - float(ci.rx2("medianUnbiased")[0])) < TOL_EST
-    lo, hi = np.asarray(ci.rx2("finalConfidenceInterval"), float)
+    lo, hi = np.array(ci.rx2("finalConfidenceInterval"), float)
     got = res.confidence_interval(_level(row))
     assert abs(got.low * sd - lo) < TOL_EST and abs(got.high * sd - hi) < TOL_EST
 
@@ -372,7 +372,7 @@ def test_matches_live_rpact_get_analysis_results():
         warnings.simplefilter("ignore", RWarning)
         ar = rbridge.r_call(rp.getAnalysisResults, d, data, normalApproximation=True)
     get = ro.r("function(x, f) x[[f]][2]")
-    crit = np.asarray(ro.r("function(d) d$criticalValues")(d), float)
+    crit = np.array(ro.r("function(d) d$criticalValues")(d), float)
     res = stagewise_inference(z=z, upper=crit, information=n)
     assert res.look == 2 and res.reason == "efficacy"  # crossed the final bound
     assert abs(res.pvalue - float(get(ar, "finalPValues")[0])) < TOL_P
@@ -414,7 +414,7 @@ def test_two_sided_convention_gap_to_rpact_at_many_looks(alpha, stop, p_gap, ci_
     both = stagewise_inference(d, z=z, information=n)
     got_ci = np.array(both.confidence_interval(1 - alpha))
     assert abs(both.pvalue - p_r) < p_gap and np.abs(got_ci - ci_r).max() < ci_gap
-    crit = np.asarray(ro.r("function(d) d$criticalValues")(rd), float)
+    crit = np.array(ro.r("function(d) d$criticalValues")(rd), float)
     one = stagewise_inference(upper=crit, z=z, information=n, two_sided=False)
     assert abs(2 * min(one.pvalue, 1 - one.pvalue) - p_r) < 1e-6
     np.testing.assert_allclose(np.array(one.confidence_interval(1 - alpha)), ci_r, atol=1e-5)

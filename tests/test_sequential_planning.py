@@ -200,8 +200,8 @@ def test_plan_matches_gsdesign_sample_sizes(sided, fam, k):
     sfu = {"ld_obf": gs.sfLDOF, "ld_pocock": gs.sfLDPocock, "hsd": gs.sfHSD}[fam]
     x = rbridge.r_call(gs.gsDesign, k=k, test_type=sided, alpha=0.05 / sided, beta=0.1, n_fix=p.n_fixed, sfu=sfu,
                        sfupar=-4.0)
-    n_i = np.asarray(x.rx2("n.I"), float)
-    en = np.asarray(x.rx2("en"), float)
+    n_i = np.array(x.rx2("n.I"), float)
+    en = np.array(x.rx2("en"), float)
     assert p.design.inflation * p.n_fixed == pytest.approx(n_i[-1], rel=1e-6)
     assert p.max_n == int(np.ceil(n_i[-1] - 1e-9))
     np.testing.assert_allclose([p.expected_n_h0, p.expected_n_h1], en, rtol=1e-6)
@@ -219,7 +219,7 @@ def test_conditional_power_matches_gscp(tt, look, z):
     kw = dict(k=4, test_type=tt, alpha=a, beta=0.1, sfu=gs.sfLDOF if tt != 4 else gs.sfHSD, sfupar=-4.0)
     x = rbridge.r_call(gs.gsDesign, **kw)
     cp = rbridge.r_call(gs.gsCP, x, i=look, zi=z)
-    want = np.asarray(cp.rx2("upper").rx2("prob"), float).reshape(-1, 3, order="F").sum(0)
+    want = np.array(cp.rx2("upper").rx2("prob"), float).reshape(-1, 3, order="F").sum(0)
     got = conditional_power(d, look, z)
     np.testing.assert_allclose(got, want, atol=1e-6)
 
