@@ -6,7 +6,7 @@ import json
 import lzma
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -402,19 +402,28 @@ def first_digests(f: Path, lines: int = 200) -> dict[int, str]:
     return out
 
 
+# what reading a samples file again for a message can meet: it may have changed, or be cut, since the read
+_UNREADABLE = (ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError)
+
+
+def _record_filters(f: Path) -> Iterator[str | None]:
+    """The ``filter`` of each record of a samples file, in file order ("none" where a record names none; None for a
+    line that is not an object), read lazily; raises one of :data:`_UNREADABLE` where the file cannot be read."""
+    with _open(f) as fh:
+        for line in fh:
+            if line.strip():
+                rec = json.loads(line)
+                yield str(rec.get("filter", "none")) if isinstance(rec, dict) else None
+
+
 def first_filter(f: Path) -> str | None:
     """The ``filter`` of the first record of a samples file read before ("none" where it logs none): that of every
     record read from it when no filter was asked for (a file of several is refused then); None where the file
     cannot be read now."""
     try:
-        with _open(f) as fh:
-            for line in fh:
-                if line.strip():
-                    rec = json.loads(line)
-                    return str(rec.get("filter", "none")) if isinstance(rec, dict) else None
-    except (ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
-        pass
-    return None
+        return next(_record_filters(f), None)
+    except _UNREADABLE:
+        return None
 
 
 def logged_filters(f: Path) -> list[str]:
@@ -422,13 +431,10 @@ def logged_filters(f: Path) -> list[str]:
     the file cannot be read now): read where a filter must be named per task, to say which."""
     out: dict[str, None] = {}
     try:
-        with _open(f) as fh:
-            for line in fh:
-                if line.strip():
-                    rec = json.loads(line)
-                    if isinstance(rec, dict):
-                        out.setdefault(str(rec.get("filter", "none")))
-    except (ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+        for name in _record_filters(f):
+            if name is not None:
+                out.setdefault(name)
+    except _UNREADABLE:
         pass
     return list(out)
 
@@ -447,7 +453,7 @@ def logged_metrics(source: Any, tasks: Any) -> dict[str, list[str]]:
         try:
             with _open(f) as fh:
                 rec = json.loads(next(line for line in fh if line.strip()))
-        except (StopIteration, ValueError, RecursionError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+        except (StopIteration, *_UNREADABLE):
             continue
         if isinstance(rec, dict):
             resps = rec.get("filtered_resps", rec.get("resps"))
