@@ -18,6 +18,16 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase, settings
+
+# Hypothesis's target phase optimises what a test reports through hypothesis.target(), which no test here calls;
+# without such a report it only shrinks the passing examples of its Pareto front so that the example database holds
+# small ones for later runs (Hypothesis: "only marginally useful at present"), in test calls beyond max_examples on
+# an empty database, as every fresh checkout has. The other phases run as by default: each test's max_examples
+# generated examples, the database's failing examples replayed, a failure shrunk.
+# A --hypothesis-profile given on the command line is loaded after this one.
+settings.register_profile("effstats", phases=[p for p in settings.default.phases if p is not Phase.target])
+settings.load_profile("effstats")
 
 # The Ctrl-C tests send SIGINT to the commands they start and to the test process itself. A process started as a
 # background job of a non-interactive shell (`make test &`, nohup) has SIGINT ignored and passes that on to the
