@@ -3,8 +3,6 @@ digests (doc_hash, prompt_hash, target_hash) and each task's version and few-sho
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import numpy as np
 import pytest
 
 from effstats import ResponseMatrix
+from effstats.cli import main
 from effstats.datasets import read_lm_eval_samples
 from effstats.workflow import Selection, SequentialRun, estimate, select, write_lm_eval_samples
 
@@ -142,7 +141,7 @@ def _refilter(folder: Path, task: str, name: str) -> Path:
     return folder
 
 
-def test_logs_under_another_filter_are_refused_even_with_a_protocol_change(truth, chosen, tmp_path):
+def test_logs_under_another_filter_are_refused_even_with_a_protocol_change(truth, chosen, tmp_path, capsys):
     """A filter extracts the answer the metric scores: the new model's scores under another filter are of another
     metric than the references' (an allowed protocol change is about how the question is asked), in an estimate,
     a sequential look and from the command line (one line, exit 2)."""
@@ -158,10 +157,11 @@ def test_logs_under_another_filter_are_refused_even_with_a_protocol_change(truth
     with pytest.raises(ValueError, match=want):
         run.update(batch, allow_protocol_change=True)
     assert run.n_evaluated == 0
-    p = subprocess.run([sys.executable, "-m", "effstats", "estimate", str(root / "sel"), str(new), "--out",
-                        str(tmp_path / "out")], capture_output=True, text=True)
-    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert "filter strict-match in the new logs" in p.stderr and not (tmp_path / "out").exists()
+    capsys.readouterr()
+    code = main(["estimate", str(root / "sel"), str(new), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "filter strict-match in the new logs" in err and not (tmp_path / "out").exists()
 
 
 def test_logs_without_digests_and_manifests_without_the_record_are_not_checked(truth, chosen, tmp_path):
@@ -179,17 +179,21 @@ def test_logs_without_digests_and_manifests_without_the_record_are_not_checked(t
     estimate(tmp_path, _new(truth, root, "other_doc_hash", sel.items, doc="rev2"))
 
 
-def test_the_cli_refuses_in_one_line_and_takes_allow_protocol_change(truth, chosen, tmp_path):
+def test_the_cli_refuses_in_one_line_and_takes_allow_protocol_change(truth, chosen, tmp_path, capsys):
+    # the command's main in this process: its exit status and what it prints are the command's (the process itself,
+    # its start and its Ctrl-C, is test_cli.py's)
     root, sel = chosen
-    cmd = [sys.executable, "-m", "effstats", "estimate", str(root / "sel")]
+    cmd = ["estimate", str(root / "sel")]
     new = _new(truth, root, "prompt", sel.items, prompt="chat template")
-    p = subprocess.run(cmd + [str(new), "--out", str(tmp_path / "a")], capture_output=True, text=True)
-    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert "prompt_hash differs" in p.stderr and "--allow-protocol-change" in p.stderr
-    assert "allow_protocol_change=" not in p.stderr
-    p = subprocess.run(cmd + [str(new), "--out", str(tmp_path / "b"), "--allow-protocol-change"],
-                       capture_output=True, text=True)
-    assert p.returncode == 0 and "prompt_hash differs" in p.stderr, p.stderr
+    capsys.readouterr()
+    code = main(cmd + [str(new), "--out", str(tmp_path / "a")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "prompt_hash differs" in err and "--allow-protocol-change" in err
+    assert "allow_protocol_change=" not in err
+    code = main(cmd + [str(new), "--out", str(tmp_path / "b"), "--allow-protocol-change"])
+    err = capsys.readouterr().err
+    assert code == 0 and "prompt_hash differs" in err, err
     report = (tmp_path / "b" / "estimate.md").read_text()
     assert "**The new runs were made otherwise than the reference runs**" in report and "prompt_hash" in report
 
