@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import doctest
 import math
-import sys
 import time
 import warnings
 
@@ -185,9 +184,11 @@ def test_difficulty_regressor_is_its_pipeline():
 
 
 def test_difficulty_fit_predicts_each_model_once_at_the_distinct_feature_values(monkeypatch):
-    """The difficulty regressor's prediction at an item depends on its one feature's value alone: each fitted model is
-    asked once, at the distinct values (at most sources + 1), and its predictions at the sampled items and its sums
-    over the strata are read from those, the same numbers as the pipeline's (which predicts every item)."""
+    """The difficulty regressor's prediction at an item depends on its one feature's value alone: every target of a
+    fold is fitted at once and predicted once, at the distinct values (at most sources + 1), and its predictions at
+    the sampled items and its sums over the strata are read from those: each fitted model's own ``predict_proba``
+    at every item, bit for bit, and the pipeline's estimates (scikit-learn fitting and predicting every item, one
+    target at a time) to rounding."""
     rng = np.random.default_rng(11)
     src = (rng.uniform(size=(12, 400)) < np.linspace(0.1, 0.9, 400)).astype(float)
     tgt = (rng.uniform(size=(4, 400)) < np.linspace(0.4, 0.98, 400)).astype(float)
@@ -197,59 +198,77 @@ def test_difficulty_fit_predicts_each_model_once_at_the_distinct_feature_values(
     monkeypatch.setattr(LogisticRegression, "predict_proba",
                         lambda self, X: calls.append(len(X)) or predict_proba(self, X))
     res = AIPW(n_items=60, n_folds=5, regressor="difficulty", random_state=4).fit(src).predict_interval(tgt)
-    np.testing.assert_array_equal(res.statistic, pipe.statistic)
-    np.testing.assert_array_equal(res.standard_error, pipe.standard_error)
-    assert len(calls) == 5 * 4 and max(calls) <= 13  # one call per fold and target, at <= 13 distinct values
+    np.testing.assert_allclose(res.statistic, pipe.statistic, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.standard_error, pipe.standard_error, rtol=0, atol=1e-12)
+    assert calls == []  # no model predicted one at a time
+    monkeypatch.undo()
+    # one fold's fit: three targets fitted, one constant; the items' 13 distinct feature values in three strata
+    pop_x = _aipw._logit_difficulty(src.T)
+    pop_h = np.arange(400) % 3
+    train = rng.choice(400, 48, replace=False)
+    Y = tgt[:, train].copy()
+    Y[2] = 1.0
+    fit = _aipw._EstimatorFit(LogisticRegression(C=100.0), pop_x[train], Y, pop_x, pop_h, 3, one_feature=True)
+    assert isinstance(fit._models[2], float) and len(np.unique(pop_x)) <= 13
+    want = np.stack([np.full(400, 1.0) if isinstance(m, float) else m.predict_proba(pop_x)[:, 1]
+                     for m in fit._models])
+    np.testing.assert_array_equal(fit.at(pop_x), want)
+    np.testing.assert_array_equal(fit.at(pop_x[train[:7]]), want[:, train[:7]])
+    np.testing.assert_array_equal(fit.stratum_sums(),
+                                  np.stack([np.bincount(pop_h, weights=w, minlength=3) for w in want]))
+    # each fitted model is the minimum scikit-learn's Newton solver reaches one target at a time
+    for t in (0, 1, 3):
+        sk = LogisticRegression(C=100.0, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(pop_x[train], Y[t])
+        np.testing.assert_allclose([fit._models[t].intercept_[0], fit._models[t].coef_[0, 0]],
+                                   [sk.intercept_[0], sk.coef_[0, 0]], rtol=1e-9, atol=1e-9)
     # a query at a value no item has (never made by AIPW itself): every model predicted there
     fit = _aipw._EstimatorFit(LogisticRegression(), np.array([[0.0], [1.0], [2.0]]), np.array([[0.0, 1.0, 1.0]]),
                               np.array([[0.0], [1.0], [2.0]]), np.zeros(3, int), 1, one_feature=True)
     np.testing.assert_array_equal(fit.at(np.array([[0.5], [1.0]])),
                                   fit._models[0].predict_proba(np.array([[0.5], [1.0]]))[None, :, 1])
 
-def test_difficulty_logistic_fit_is_scikit_learns_fit():
-    """The difficulty regressor's logistic regressions, fitted through scikit-learn's solver call without the checks
-    around it, are its ``fit``'s bit for bit: coefficients, intercept, iterations and predicted probabilities, on
-    separable and overlapping responses, with and without an intercept; other logistic regressions take ``fit``."""
+
+def _penalised_loss(a, b, x, y, C):
+    """scikit-learn's L2 logistic objective with an unpenalised intercept, written out."""
+    z = a + b * x
+    return float(np.sum(np.logaddexp(0.0, z) - y * z) + b**2 / (2 * C))
+
+
+def test_difficulty_logistic_fits_are_the_penalised_minimum():
+    """The difficulty regressor's logistic regressions, all targets of a fold at once by Newton's method: the
+    minimum scikit-learn's Newton solver reaches one target at a time (to 1e-9), the gradient zero to rounding, and
+    an objective no higher than scikit-learn's default L-BFGS fit reaches, which stops at its tolerance (up to 1e-3
+    away in fitted probabilities); on separable and overlapping responses, with and without an intercept."""
+    from effstats.disco._logistic import logistic_one_feature
+
     rng = np.random.default_rng(21)
-    for n, C, intercept in [(80, 100.0, True), (12, 100.0, True), (40, 1.0, False), (200, 0.01, True)]:
-        X = rng.normal(size=(n, 1))
-        for y in ((rng.random(n) < 0.7).astype(float), (X[:, 0] > 0).astype(float)):
-            params = LogisticRegression(C=C, fit_intercept=intercept).get_params()
-            want = LogisticRegression(**params).fit(X, y)
-            got = _aipw._lbfgs_logistic(params, X, y)
-            for a in ("coef_", "intercept_", "n_iter_", "classes_"):
-                np.testing.assert_array_equal(getattr(got, a), getattr(want, a))
-            np.testing.assert_array_equal(got.predict_proba(X), want.predict_proba(X))
-    assert _aipw._plain_lbfgs(LogisticRegression(C=3.0))
+    for n, C, intercept in [(80, 100.0, True), (12, 100.0, True), (40, 1.0, False), (200, 0.01, True),
+                            (60, 1e4, True)]:
+        x = rng.normal(size=n)
+        Y = np.stack([(rng.random(n) < 0.7), (x > 0), (x + rng.normal(size=n) > 1), (rng.random(n) < 0.1)]
+                     ).astype(float)
+        Y[:, :2] = [[0.0, 1.0]] * len(Y)  # both values in every row
+        a, b = logistic_one_feature(x, Y, C, fit_intercept=intercept)
+        if not intercept:
+            np.testing.assert_array_equal(a, 0.0)
+        for t, y in enumerate(Y):
+            exact = LogisticRegression(C=C, fit_intercept=intercept, solver="newton-cholesky", tol=1e-12,
+                                       max_iter=1000).fit(x[:, None], y)
+            np.testing.assert_allclose([a[t], b[t]], [exact.intercept_[0], exact.coef_[0, 0]], rtol=1e-9, atol=1e-9)
+            p = 1 / (1 + np.exp(-(a[t] + b[t] * x)))
+            grad = [np.sum(p - y) if intercept else 0.0, np.sum((p - y) * x) + b[t] / C]
+            np.testing.assert_allclose(grad, 0.0, atol=1e-9 * n)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # L-BFGS's ConvergenceWarning on the separable rows
+                lbfgs = LogisticRegression(C=C, fit_intercept=intercept).fit(x[:, None], y)
+            la, lb = lbfgs.intercept_[0], lbfgs.coef_[0, 0]
+            assert _penalised_loss(a[t], b[t], x, y, C) <= _penalised_loss(la, lb, x, y, C) + 1e-12
+            assert np.abs(lbfgs.predict_proba(x[:, None])[:, 1] - p).max() < 1e-3
+    assert _aipw._plain_logistic(LogisticRegression(C=3.0))
+    assert _aipw._plain_logistic(difficulty_regressor()[-1])
     for other in (LogisticRegression(class_weight="balanced"), LogisticRegression(solver="liblinear"),
-                  LogisticRegression(warm_start=True)):
-        assert not _aipw._plain_lbfgs(other)
-
-
-@pytest.mark.parametrize("private", ["changed signature", "other coefficients"])
-def test_difficulty_logistic_fit_falls_back_to_fit_where_the_private_solver_call_differs(monkeypatch, private):
-    """The shortcut calls a private scikit-learn function: where a release changes its arguments or its results,
-    the check the shortcut is taken under fails and every fit is ``LogisticRegression.fit``'s."""
-    import sklearn.linear_model._logistic as logistic
-
-    real = logistic._logistic_regression_path
-
-    def path(X, y, **kw):
-        if private == "changed signature":
-            raise TypeError("_logistic_regression_path() got an unexpected keyword argument 'multi_class'")
-        coefs, Cs, n_iter = real(X, y, **kw)
-        # a release whose arguments mean otherwise to this module's call than to fit's
-        shift = 1e-9 if sys._getframe(1).f_code.co_name == "_lbfgs_logistic" else 0.0
-        return [c + shift for c in coefs], Cs, n_iter
-
-    monkeypatch.setattr(logistic, "_logistic_regression_path", path)
-    _aipw._lbfgs_agrees.cache_clear()
-    try:
-        assert not _aipw._plain_lbfgs(LogisticRegression(C=3.0))
-    finally:  # the check runs again with the real solver call, for this test and the ones after it
-        monkeypatch.setattr(logistic, "_logistic_regression_path", real)
-        _aipw._lbfgs_agrees.cache_clear()
-    assert _aipw._plain_lbfgs(LogisticRegression(C=3.0))
+                  LogisticRegression(solver="saga", penalty="l1"), Ridge()):
+        assert not _aipw._plain_logistic(other)
 
 
 # ----------------------------------------------------------------------------- the authors' formula by hand

@@ -63,6 +63,7 @@ from sklearn.base import clone, is_classifier
 from .._shared import array_digest
 from .._subset import _collapsed_strata, _impute, _item_groups, _SubsetEstimator
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng, is_zero_one
+from ._logistic import logistic_one_feature
 from ._selection import select_random
 
 __all__ = ["AIPW", "difficulty_regressor"]
@@ -684,7 +685,9 @@ def difficulty_regressor(C: float = 100.0) -> Any:
 
     A scikit-learn pipeline: the logit of an item's share of source models right (from its row of source
     responses, smoothed by half a model), then a logistic regression with intercept, ``f = expit(a + b z)``. Two
-    parameters per target: a one-dimensional item-response curve on the sources' difficulty scale.
+    parameters per target: a one-dimensional item-response curve on the sources' difficulty scale, fitted to the
+    minimum of its penalised likelihood by Newton's method (scikit-learn's ``newton-cholesky`` solver; AIPW fits
+    every target of a fold at once, to the same minimum).
 
     Parameters
     ----------
@@ -718,7 +721,10 @@ def difficulty_regressor(C: float = 100.0) -> Any:
     from .._validation import check_positive
 
     C = check_positive(C, "C")
-    return make_pipeline(FunctionTransformer(_logit_difficulty), LogisticRegression(C=C))
+    # Newton's method to the minimum (L-BFGS, the default solver, stops where the gradient is below its tol, up to
+    # 1e-4 from it in fitted probabilities): the fits AIPW(regressor="difficulty") makes for all targets at once
+    return make_pipeline(FunctionTransformer(_logit_difficulty),
+                         LogisticRegression(C=C, solver="newton-cholesky", tol=1e-12, max_iter=1000))
 
 
 class _Fit:
@@ -757,33 +763,53 @@ class _EstimatorFit(_Fit):
     a function of the feature's value alone (``expit(a + b x)``, one product per item): each model is predicted once,
     at the distinct values of the items' feature (a few dozen: the source counts right), and those predictions are
     read for the items (the same numbers as predicting every item); its parameters are plain numbers, so a new
-    instance with them stands for a clone.
+    instance with them stands for a clone. A plain L2 logistic regression (:func:`_plain_logistic`) is fitted for
+    every target at once, to its minimum, by :func:`effstats.disco._logistic.logistic_one_feature`.
     """
 
     def __init__(self, regressor: Any, X: np.ndarray, Y: np.ndarray, pop_x: np.ndarray, pop_h: np.ndarray,
                  n_strata: int, one_feature: bool = False) -> None:
-        self._models = []
         classify = is_classifier(regressor)
-        fit = None
-        if one_feature:
-            params = regressor.get_params(deep=False)
-            make = functools.partial(type(regressor), **params)
-            if _plain_lbfgs(regressor):
-                X = np.ascontiguousarray(X, dtype=np.float64)
-                fit = functools.partial(_lbfgs_logistic, params, X)
-        else:
-            make = functools.partial(clone, regressor)
-        for y in Y:
-            if classify and not is_zero_one(y):
-                raise ValueError("regressor: a classifier needs 0/1 target responses; use 'ridge' or a regressor "
-                                 "for graded scores")
-            # a training set with one response value: the constant (a classifier cannot be fitted on one class)
-            self._models.append(float(y[0]) if np.ptp(y) == 0 else make().fit(X, y) if fit is None else fit(y))
+        if classify and not all(is_zero_one(y) for y in Y):
+            raise ValueError("regressor: a classifier needs 0/1 target responses; use 'ridge' or a regressor for "
+                             "graded scores")
+        # a training set with one response value: the constant (a classifier cannot be fitted on one class)
+        const = np.ptp(Y, axis=1) == 0
+        self._models: list = [float(y[0]) if c else None for y, c in zip(Y, const)]
         self._classify, self._pop_x, self._pop_h, self._n_strata = classify, pop_x, pop_h, n_strata
         self._grid = None
+        coef = None
+        if one_feature and _plain_logistic(regressor) and not const.all():
+            coef = self._fit_logistic(regressor, X, Y, ~const)
+        elif not const.all():
+            make = (functools.partial(type(regressor), **regressor.get_params(deep=False)) if one_feature
+                    else functools.partial(clone, regressor))
+            for t in np.flatnonzero(~const):
+                self._models[t] = make().fit(X, Y[t])
         if one_feature:
             values, at_item = np.unique(pop_x[:, 0], return_inverse=True)
-            self._grid = (values, at_item.ravel(), [self._one(m, values[:, None]) for m in self._models])
+            preds = [None if coef is not None and t in coef else self._one(m, values[:, None])
+                     for t, m in enumerate(self._models)]
+            if coef is not None:  # expit(a + b x) for every fitted target at once, as predict_proba computes it
+                rows = np.fromiter(coef, int, len(coef))
+                a, b = np.array([coef[t][0] for t in rows]), np.array([coef[t][1] for t in rows])
+                for t, p in zip(rows, special.expit(values * b[:, None] + a[:, None])):
+                    preds[t] = p
+            self._grid = (values, at_item.ravel(), preds)
+
+    def _fit_logistic(self, regressor: Any, X: np.ndarray, Y: np.ndarray, fit: np.ndarray) -> dict:
+        """Fit the targets ``fit`` (a mask) at once; their models (``LogisticRegression`` instances with the
+        fitted coefficients) go into ``_models``; returns {target: (intercept, slope)}."""
+        params = regressor.get_params(deep=False)
+        rows = np.flatnonzero(fit)
+        a, b = logistic_one_feature(X[:, 0], Y[rows], params["C"], params["fit_intercept"])
+        for t, a_t, b_t in zip(rows, a, b):
+            m = type(regressor)(**params)
+            m.classes_, m.n_features_in_ = np.array([0.0, 1.0]), 1
+            m.coef_, m.intercept_ = np.array([[b_t]]), np.array([a_t])
+            m.n_iter_ = np.zeros(1, dtype=np.int32)
+            self._models[t] = m
+        return {int(t): (a_t, b_t) for t, a_t, b_t in zip(rows, a, b)}
 
     def _one(self, model: Any, Xq: np.ndarray) -> np.ndarray:
         if isinstance(model, float):
@@ -808,55 +834,15 @@ class _EstimatorFit(_Fit):
                          for m in self._models])
 
 
-def _plain_lbfgs(regressor: Any) -> bool:
-    """Whether ``regressor`` is a binary L2 logistic regression by L-BFGS that :func:`_lbfgs_logistic` fits as its own
-    ``fit`` does (no class or sample weights, no warm start)."""
+def _plain_logistic(regressor: Any) -> bool:
+    """Whether ``regressor`` is a binary L2 logistic regression (L-BFGS or Newton) without class weights: the
+    penalised likelihood :func:`effstats.disco._logistic.logistic_one_feature` minimises (its ``fit`` stops near the
+    same minimum, at its ``tol``)."""
     from sklearn.linear_model import LogisticRegression
 
     p = regressor.get_params(deep=False)
     # .get: parameters that scikit-learn releases deprecate and remove (multi_class, penalty) read as their defaults
-    return (type(regressor) is LogisticRegression and p.get("solver") == "lbfgs" and p.get("penalty", "l2") == "l2"
-            and p.get("class_weight") is None and not p.get("warm_start") and p.get("l1_ratio") is None
-            and p.get("multi_class", "auto") in ("auto", "ovr") and _lbfgs_agrees())
-
-
-@functools.lru_cache(maxsize=None)
-def _lbfgs_agrees() -> bool:
-    """Whether :func:`_lbfgs_logistic` gives ``LogisticRegression.fit``'s coefficients and iterations bit for bit
-    with the scikit-learn installed, checked once a process on a small problem: it calls a private function, whose
-    arguments and meaning may change from one release to the next; where they do, the fits take ``fit``."""
-    from sklearn.linear_model import LogisticRegression
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 1))
-    y = (X[:, 0] + rng.normal(size=40) > 0).astype(float)
-    try:
-        params = LogisticRegression(C=0.7).get_params(deep=False)
-        got, want = _lbfgs_logistic(params, X, y), LogisticRegression(**params).fit(X, y)
-        return all(np.array_equal(getattr(got, a), getattr(want, a))
-                   for a in ("coef_", "intercept_", "n_iter_", "classes_"))
-    except Exception:  # any failure of the private call (a changed signature, a removed function) means: fit
-        return False
-
-
-def _lbfgs_logistic(params: dict, X: np.ndarray, y: np.ndarray) -> Any:
-    """``LogisticRegression(**params).fit(X, y)`` for responses ``y`` with two values (:func:`_plain_lbfgs`
-    parameters; ``X`` float64, C-ordered, finite): scikit-learn's own solver call with the arguments its ``fit``
-    passes, without the input checks and the one-task job pool around it, which cost as much as the solver on the
-    tens of items of a cross-fitting fold; the coefficients are the fit's, bit for bit, and ``predict_proba`` is the
-    fitted estimator's own."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.linear_model._logistic import _logistic_regression_path
-
-    m = LogisticRegression(**params)
-    m.classes_ = np.unique(y)
-    coefs, _, n_iter = _logistic_regression_path(
-        X, y, pos_class=m.classes_[1], Cs=[m.C], l1_ratio=None, fit_intercept=m.fit_intercept, tol=m.tol,
-        verbose=m.verbose, solver="lbfgs", multi_class="ovr", max_iter=m.max_iter, class_weight=None,
-        check_input=False, random_state=m.random_state, coef=None, penalty="l2", max_squared_sum=None,
-        sample_weight=None, n_threads=1)
-    coef = np.asarray([coefs]).reshape(1, X.shape[1] + int(m.fit_intercept))
-    m.n_iter_ = np.asarray([n_iter], dtype=np.int32)[:, 0]
-    m.n_features_in_ = X.shape[1]
-    m.intercept_, m.coef_ = (coef[:, -1], coef[:, :-1]) if m.fit_intercept else (np.zeros(1), coef)
-    return m
+    return (type(regressor) is LogisticRegression and p.get("solver") in ("lbfgs", "newton-cg", "newton-cholesky")
+            and p.get("penalty", "l2") == "l2"
+            and p.get("class_weight") is None and p.get("l1_ratio") is None
+            and p.get("multi_class", "auto") in ("auto", "ovr"))

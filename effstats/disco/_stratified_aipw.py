@@ -25,6 +25,7 @@ from scipy import special
 from .._subset import _first_per_group, _impute, _item_groups
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
 from ._aipw import AIPW, _check_folds, _deal_folds, _Fit
+from ._logistic import penalised_logit
 
 __all__ = ["StratifiedAIPW"]
 
@@ -489,7 +490,8 @@ def _top_components(yc: np.ndarray, k: int) -> np.ndarray:
 
 class _LogitFit(_Fit):
     """Penalised logistic (quasi-likelihood) regressions of every target's responses on the same item features,
-    by Newton's method for all targets at once; predicted on every item for the strata's sums."""
+    by Newton's method for all targets at once (:func:`effstats.disco._logistic.penalised_logit`); predicted on every
+    item for the strata's sums."""
 
     def __init__(self, X: np.ndarray, Y: np.ndarray, penalty: float, pop_x: np.ndarray, pop_h: np.ndarray,
                  n_strata: int, n_iter: int = 50) -> None:
@@ -500,34 +502,7 @@ class _LogitFit(_Fit):
         beta = np.zeros((T, p))
         # start at the training mean's logit: one Newton step from there is usually nearly converged
         beta[:, 0] = special.logit(np.clip(Y.mean(axis=1), 0.02, 0.98))
-
-        def objective(b: np.ndarray) -> np.ndarray:  # penalised quasi-log-likelihood per target
-            eta = b @ Xa.T
-            return (Y * eta - np.logaddexp(0.0, eta)).sum(axis=1) - 0.5 * (lam * b**2).sum(axis=1)
-
-        current = objective(beta)
-        for _ in range(n_iter):
-            mu = special.expit(beta @ Xa.T)  # (T, n)
-            grad = (Y - mu) @ Xa - lam * beta  # (T, p)
-            hess = np.einsum("tn,np,nq->tpq", mu * (1 - mu), Xa, Xa) + np.diag(lam)
-            step = np.linalg.solve(hess, grad[..., None])[..., 0]
-            # Newton's step halved until the objective does not fall (a full step can cycle on nearly collinear
-            # features); targets whose step no halving improves keep their coefficients
-            t = np.ones(T)
-            for _ in range(30):
-                trial = objective(beta + t[:, None] * step)
-                worse = trial < current - 1e-12 * np.abs(current)
-                if not worse.any():
-                    break
-                t = np.where(worse, t / 2, t)
-            t = np.where(worse, 0.0, t)
-            beta += t[:, None] * step
-            # every target's trial kept: the objective at the new coefficients is the last trial's (the same sum of
-            # the same numbers)
-            current = objective(beta) if worse.any() else trial
-            if np.abs(t[:, None] * step).max() < 1e-8:
-                break
-        self.beta = beta
+        self.beta = penalised_logit(Xa, Y, lam, beta, n_iter=n_iter)
         self._pop_x, self._pop_h, self._n_strata = pop_x, pop_h, n_strata
 
     def at(self, Xq: np.ndarray) -> np.ndarray:
