@@ -807,7 +807,6 @@ class _EstimatorFit(_Fit):
             m = type(regressor)(**params)
             m.classes_, m.n_features_in_ = np.array([0.0, 1.0]), 1
             m.coef_, m.intercept_ = np.array([[b_t]]), np.array([a_t])
-            m.n_iter_ = np.zeros(1, dtype=np.int32)
             self._models[t] = m
         return {int(t): (a_t, b_t) for t, a_t, b_t in zip(rows, a, b)}
 
