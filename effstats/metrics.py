@@ -37,7 +37,7 @@ from ._ordering import check_order, dp_rows
 from ._shared import _e_rand_rates, _id_list, _kappa_from_rates, _plain
 from ._correlations import CorrelationResult, accuracy_correlation, model_correlation_matrix
 from ._curve_fits import CurveFit, fit_exponential, fit_power_law
-from ._validation import check_binary, check_unit_interval
+from ._validation import _number, check_binary, check_unit_interval
 from .responses import ResponseMatrix
 
 __all__ = [
@@ -337,6 +337,7 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     >>> cohen_kappa(np.ones(4), np.ones(4))  # constant and equal: the ``undefined`` value
     1.0
     """
+    undefined = _number(undefined)
     real = isinstance(undefined, (int, float, np.integer, np.floating)) and not isinstance(undefined, (bool, np.bool_))
     if not real or not -1 <= undefined <= 1:
         raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {_plain(undefined)!r}")

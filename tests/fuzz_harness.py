@@ -185,6 +185,16 @@ ALIGN = [
 ]
 SHORT0 = [("short-rows", FAIL, _short(0))]
 SHORT1 = [("short-cols", FAIL, _short(1))]
+
+
+def _zero_d(v: Any, r: np.random.Generator) -> np.ndarray:
+    """The valid number as a 0-d array (what numpy's reductions give): the same number."""
+    if isinstance(v, (bool, str)) or not isinstance(v, (int, float, np.number)):
+        raise NotImplementedError("the valid value is no number")
+    return np.array(v)
+
+
+ZERO_D = ("0-d", SAME, _zero_d)
 INT = [
     ("zero", FAIL, lambda v, r: 0),
     ("negative", FAIL, lambda v, r: -int(r.integers(1, 5))),
@@ -196,6 +206,7 @@ INT = [
     ("list", FAIL, lambda v, r: [v]),
     ("huge", FAIL, lambda v, r: 10**6),  # more than any fixture has; small enough not to exhaust memory if accepted
     ("np-int", SAME, lambda v, r: np.int64(v)),
+    ZERO_D,
 ]
 NONE = [("none", FAIL, lambda v, r: None)]
 FRACTION = [
@@ -209,6 +220,7 @@ FRACTION = [
     ("bool", FAIL, lambda v, r: True),
     ("complex", FAIL, lambda v, r: 0.05 + 0.1j),
     ("list", FAIL, lambda v, r: [v]),
+    ZERO_D,
 ]
 POSITIVE = [  # finite real > 0
     ("zero", FAIL, lambda v, r: 0.0),
@@ -218,6 +230,7 @@ POSITIVE = [  # finite real > 0
     ("str", FAIL, lambda v, r: "1"),
     ("bool", FAIL, lambda v, r: True),
     ("complex", FAIL, lambda v, r: 1 + 1j),
+    ZERO_D,
 ]
 FINITE = [  # any finite real
     ("nan", FAIL, lambda v, r: float("nan")),
@@ -225,6 +238,7 @@ FINITE = [  # any finite real
     ("str", FAIL, lambda v, r: "1"),
     ("complex", FAIL, lambda v, r: 1 + 1j),
     ("none", FAIL, lambda v, r: None),
+    ZERO_D,
 ]
 OPTION = [
     ("unknown", FAIL, lambda v, r: "no-such-option"),

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array, check_positions, check_positive_int, check_rng
+from .._validation import _number, check_array, check_positions, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
 
@@ -158,6 +158,7 @@ def _check_common(n_models: Any, n_items: Any, n_dims: Any, n_clusters: Any,
     n_items = check_positive_int(n_items, "n_items")
     n_dims = check_positive_int(n_dims, "n_dims")
     n_clusters = check_positive_int(n_clusters, "n_clusters")
+    cluster_spread = _number(cluster_spread)
     if (isinstance(cluster_spread, bool) or not isinstance(cluster_spread, Real) or not np.isfinite(cluster_spread)
             or cluster_spread < 0):
         raise ValueError(f"cluster_spread: expected a finite number >= 0, got {cluster_spread!r}")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.special import entr
 
-from .._validation import (check_array, check_option, check_positive_int, check_probabilities, check_rng,
+from .._validation import (_number, check_array, check_option, check_positive_int, check_probabilities, check_rng,
                             value_range)
 # select_random: shared with effstats.irt
 from .._subset import _allocate, _first_per_group, _group_codes, select_random  # noqa: F401
@@ -28,6 +28,7 @@ def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:
 def _check_base(base: Any) -> float:
     from numbers import Real
 
+    base = _number(base)
     if isinstance(base, bool) or not isinstance(base, Real) or not np.isfinite(base) or not base > 1:
         raise ValueError(f"base: expected a finite logarithm base > 1, got {base!r}")
     return float(base)

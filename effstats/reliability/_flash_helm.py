@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_fraction, check_positive_int, check_rng
+from .._validation import _number, check_fraction, check_positive_int, check_rng
 from .._shared import _indexer, _plain
 from ..responses import ResponseMatrix
 from ._benchmark import Benchmark, Score, _check_sizes, _negated_columns
@@ -824,7 +824,7 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     y          0.5  NaN
     z          0.2  0.4
     """
-    rng = check_rng(rng)
+    rng, noise = check_rng(rng), _number(noise)
     if isinstance(noise, bool) or not isinstance(noise,
                                                  (int, float, np.integer, np.floating)) or not 0 <= noise < np.inf:
         raise ValueError(f"noise: expected a finite number >= 0, got {noise!r}")

@@ -31,7 +31,7 @@ from scipy.special import ndtr
 
 from .._results import ReadOnlyFields
 from .._shared import _plain
-from .._validation import check_array, check_flag, check_fraction, check_positive_int
+from .._validation import _number, check_array, check_flag, check_fraction, check_positive_int
 from .native import EXTREMEZ, BetaNotSpent, _Spec, gsprob, native_bounds, native_sizes
 from .spending import SpendingFunction, get_spending
 
@@ -779,6 +779,7 @@ def _observed_looks(k: Any, information: Any, timing: Any, max_information: Any,
     if max_information is None:
         max_info = float(n_i[-1])
     else:
+        max_information = _number(max_information)
         if isinstance(max_information, bool) or not isinstance(max_information, Real):
             raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
         max_info = float(max_information)

@@ -70,7 +70,7 @@ from scipy.special import ndtr
 
 from .._results import ConfidenceInterval, ReadOnlyFields, check_confidence_level
 from .._shared import _plain
-from .._validation import check_array
+from .._validation import _number, check_array
 from .native import EXTREMEZ, gsprob
 
 __all__ = ["StagewiseInference", "stagewise_inference", "stagewise_pvalue", "sequential_pvalue"]
@@ -388,6 +388,7 @@ class StagewiseInference(ReadOnlyFields):
         0     2    6.3819  0.0123  1.5117  10.9075
         """
         ci = self.confidence_interval(confidence_level)
+        confidence_level = check_confidence_level(confidence_level)  # the column holds a float
         return pd.DataFrame([{
             "look": self.look, "z": self.z, "reason": self.reason, "estimate": self.statistic,
             "naive_estimate": self.naive_estimate, "pvalue": self.pvalue, "ci_low": ci.low, "ci_high": ci.high,
@@ -421,6 +422,7 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
             look = 1
         else:
             raise ValueError("look: required when z is a single statistic (the 1-based look at which the test stopped)")
+    look = _number(look)
     if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look <= kmax:
         raise ValueError(f"look: expected an integer in [1, {kmax}], got {look!r}")
     look = int(look)
@@ -667,6 +669,7 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
     """
     from ._design import design as _design
 
+    z, look, max_n = _number(z), _number(look), _number(max_n)
     if isinstance(z, (bool, np.bool_)) or not isinstance(z,
                                                          (int, float, np.integer, np.floating)) or not np.isfinite(z):
         raise ValueError(f"z: expected a finite real number, got {z!r}")

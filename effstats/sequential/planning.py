@@ -52,7 +52,7 @@ from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri
 
 from .._shared import _plain
-from .._validation import check_array, check_fraction, check_positive_int
+from .._validation import _number, check_array, check_fraction, check_positive_int
 from ._design import GroupSequentialDesign, design
 from .native import EXTREMEZ, gsprob
 
@@ -64,6 +64,7 @@ _MIN_FIRST_LOOK = 30  # items at the first look below which plan() warns that th
 
 def _num(x: Any, name: str, low: float, high: float, *, closed_low: bool = False, closed_high: bool = False,
          what: str = "") -> float:
+    x = _number(x)
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (Real, np.floating, np.integer)) or not np.isfinite(x):
         raise ValueError(f"{name}: expected a finite number{what}, got {_plain(x)!r}")
     x = float(x)
@@ -248,7 +249,8 @@ class SequentialPlan:
         >>> p.conditional_power(2, estimate=0.015).round(4)  # trend, no difference, planned difference
         array([0.7272, 0.1036, 0.8911])
         """
-        _num(estimate, "estimate", -np.inf, np.inf)
+        estimate = _num(estimate, "estimate", -np.inf, np.inf)
+        look = _number(look)
         if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < self.k:
             raise ValueError(f"look: expected an integer in [1, {self.k - 1}] (a look before the last), got {look!r}")
         n = self.looks.astype(float)
@@ -770,6 +772,7 @@ def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta:
     if not isinstance(design, GroupSequentialDesign):
         raise ValueError(f"design: expected a GroupSequentialDesign, got {type(design).__name__}")
     kmax = design.k
+    look = _number(look)
     if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < kmax:
         raise ValueError(f"look: expected an integer in [1, {kmax - 1}] (a look before the last), got {look!r}")
     z = _num(z, "z", -np.inf, np.inf)

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from .._shared import _plain
+from .._validation import _number
 from ._looks import LookStats
 
 __all__ = [
@@ -85,6 +86,12 @@ class StoppingRule:
     name: str = "rule"
     bound: str = "c2"
     needs_null: bool = False
+
+    def _scalars(self, *fields: str) -> None:
+        """Each of ``fields`` given as a 0-d numeric array (what numpy's reductions give) kept as its scalar, so
+        that it is checked and shown as the number it is."""
+        for f in fields:
+            object.__setattr__(self, f, _number(getattr(self, f)))
 
     def fires(self, s: LookStats) -> np.ndarray:  # pragma: no cover - abstract
         """Where the rule fires.
@@ -274,6 +281,7 @@ class Equivalence(StoppingRule):
     bound = "c1"
 
     def __post_init__(self) -> None:
+        self._scalars("margin")
         _check_pos(self.margin, "margin", 1.0, "a difference of accuracies")
 
     def fires(self, s: LookStats) -> np.ndarray:
@@ -426,6 +434,7 @@ class Precision(StoppingRule):
     bound = "fixed"
 
     def __post_init__(self) -> None:
+        self._scalars("half_width")
         _check_pos(self.half_width, "half_width", 1.0, "a fraction")
         if self.correction not in (None, "logistic"):
             raise ValueError(f"correction: expected None or 'logistic', got {_plain(self.correction)!r}")
@@ -494,6 +503,7 @@ class Threshold(StoppingRule):
     name: str = "threshold"
 
     def __post_init__(self) -> None:
+        self._scalars("tau")
         if self.direction not in ("above", "below", "both"):
             raise ValueError(f"direction: expected 'above', 'below' or 'both', got {self.direction!r}")
         if isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.floating, np.integer)) \
@@ -615,6 +625,7 @@ class Futility(StoppingRule):
     needs_null = True  # futility of the test of null=: on one model without it z is 0 and it stopped at once
 
     def __post_init__(self) -> None:
+        self._scalars("threshold", "effect")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float, np.floating)) \
                 or not 0 < self.threshold < 1:
             raise ValueError(f"threshold: expected a number in (0, 1), got {self.threshold!r}")
@@ -747,6 +758,7 @@ class BetaSpendingFutility(StoppingRule):
     def __post_init__(self) -> None:
         from .spending import get_spending
 
+        self._scalars("effect", "beta", "se_full", "param")
         _check_pos(self.effect, "effect", 1.0, "a difference of accuracies")
         try:  # a parameter the family cannot take is refused here, not at the first look
             sf = get_spending(self.spending, self._param(), "lower_spending")
@@ -887,6 +899,7 @@ class DiminishingReturns(StoppingRule):
     name: str = "diminishing_returns"
 
     def __post_init__(self) -> None:
+        self._scalars("epsilon")
         _check_pos(self.epsilon, "epsilon", 1.0, "a fraction")
 
     def fires(self, s: LookStats) -> np.ndarray:

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .._validation import _number
+
 __all__ = [
     "SpendingFunction",
     "ld_pocock",
@@ -164,7 +166,7 @@ class SpendingFunction:
             raise ValueError(f"family: unknown spending family {self.family!r}; expected one of "
                              f"{sorted(set(_ALIASES.values()))}")
         object.__setattr__(self, "family", fam)
-        p = self.param
+        p = _number(self.param)
         if fam in _NO_PARAM:
             if p is not None:
                 raise ValueError(f"param: the {_LABELS[fam]} family has no parameter, got {p!r}; "

@@ -445,8 +445,9 @@ class HybridSearch(BaseEstimator):
         self.source_, self._missing = src, miss
         self.n_missing_ = 0 if miss is None else int(miss.sum())
         self._settings = {}
-        self.cv_results_ = self._cross_validate(self.budget)
-        self.n_neighbors_, self.weight_ = self.cv_setting(self.budget)
+        budget = _check_budget(self.budget, src.shape[1])  # an int (a 0-d array keys no setting)
+        self.cv_results_ = self._cross_validate(budget)
+        self.n_neighbors_, self.weight_ = self.cv_setting(budget)
         self.search_ = SortSearch(sort=self._sort).fit(responses)
         self.n_items_ = src.shape[1]
         self.selected_ = None

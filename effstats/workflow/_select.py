@@ -792,6 +792,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     weights = str(weights)
     if (budget is None) == (target_error is None):
         raise ValueError("budget: give either a budget or a target_error, not both or neither")
+    seed = _number(seed)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {_plain(seed)!r}")
     seed = int(seed)

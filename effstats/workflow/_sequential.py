@@ -13,7 +13,7 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import _name_list, _plain, temporary_copy
-from .._validation import check_positive, check_positive_int
+from .._validation import _number, check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
 from ._new_results import (lookalike_note, models_named, refuse_batch_without_tasks, refuse_unicode_twins,
@@ -255,8 +255,9 @@ class SequentialRun(_AdaptiveRule, _Report):
                     else "precision")
         if not isinstance(rule, str) or rule not in _RULES:
             raise ValueError(f"rule: expected 'precision', 'efficacy' or 'adaptive', got {rule!r}")
+        seed = _number(seed)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+            raise ValueError(f"seed: expected a non-negative integer, got {_plain(seed)!r}")
         from .._validation import check_fraction
 
         if check_fraction(alpha, "alpha") >= 0.5:
