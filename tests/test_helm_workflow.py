@@ -118,6 +118,23 @@ def test_several_train_trials_one_trial_or_separate_responses(tmp_path, capsys):
     _one_line_error(code, err, "--trials: expected mean, separate or a train trial's index")
 
 
+@pytest.mark.parametrize("trials", ["\u00b2", "\u0661", "\uff11", " 1", "1\n"])
+def test_trials_takes_only_ascii_digits(tmp_path, capsys, trials):
+    # a superscript two (str.isdigit, which int() refuses) and the digits of other scripts (which int() reads):
+    # refused naming --trials, as every integer option refuses them, before any file is read
+    code, out, err = _run(["select", tmp_path / "no-such-runs", "--budget", "30", "--trials", trials, "--out",
+                           tmp_path / "out"], capsys)
+    _one_line_error(code, err, "--trials: expected mean, separate or a train trial's index", repr(trials))
+
+
+def test_an_empty_split_is_refused_in_the_command_lines_words(tmp_path, capsys):
+    # every split is --split any on the command line (None in Python)
+    code, out, err = _run(["select", tmp_path / "no-such-runs", "--budget", "30", "--split", "", "--out",
+                           tmp_path / "out"], capsys)
+    line = _one_line_error(code, err, "--split: expected a split name such as 'test' or 'valid', or any (every split)")
+    assert "None" not in line
+
+
 def test_the_chosen_instances_per_run_spec_and_a_full_run_restricted_to_them(tmp_path, capsys):
     # two run specs whose instances share ids (id0, id1, ...): an instance is a run spec's
     write_suite(tmp_path, [Scenario("boolq", n=60, perturbed=True), Scenario(MMLU, n=60)], 9)

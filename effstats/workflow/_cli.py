@@ -94,7 +94,7 @@ def _helm_values(args: argparse.Namespace) -> dict:
             raise ValueError("--perturbation: nests objects too deeply to be a HELM perturbation") from None
     trials = args.trials
     if trials not in ("mean", "separate"):
-        if not trials.isdigit():
+        if not re.fullmatch(r"[0-9]+", trials):  # str.isdigit: also '²' (int refuses it) and other scripts' digits
             raise ValueError(f"--trials: expected mean, separate or a train trial's index (0, 1, ...), got {trials!r}")
         trials = int(trials)
     return {"split": None if args.split == "any" else args.split, "perturbation": pert, "trials": trials}
@@ -808,7 +808,8 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
 
 
 # values of the Python API as the command line spells them
-_CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unperturbed)": "(no --perturbation: "
+_CLI_VALUES = {"(None: every split)": "(--split any: every split)", "or None (every split)": "or any (every split)",
+               "(None: unperturbed)": "(no --perturbation: "
                "unperturbed)", "model: new_results hold": "--model: NEW_RESULTS hold",
                " in new_results": " in NEW_RESULTS", "models of new_results": "models of NEW_RESULTS",
                # the model's name as Python writes it, quoted: as a shell reads it back
