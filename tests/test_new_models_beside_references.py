@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -141,3 +142,19 @@ def test_sequential_update_names_the_new_model_of_a_suite_holding_the_references
     assert code == 0, err
     look = [x for x in out.splitlines() if x.startswith("look 1: 20 items")]
     assert look and look == [x for x in out2.splitlines() if x.startswith("look 1:")], (out, out2)
+
+
+@pytest.mark.parametrize("spelled", [np.str_, np.array, lambda m: [m], lambda m: (m,), lambda m: pd.Index([m]),
+                                     lambda m: (x for x in [m])],
+                         ids=["np.str_", "0-d array", "list", "tuple", "Index", "generator"])
+def test_estimate_models_takes_one_name_however_it_is_held(spelled):
+    from effstats.workflow import select
+
+    d = simulate_responses(24, 200, rng=3)
+    sel = select(d.subset(models=range(20)), 30, seed=0)
+    new = d.subset(models=range(20, 24), items=sel.items)
+    name = new.model_ids[2]
+    want = estimate(sel, new, models=name).to_frame()
+    got = estimate(sel, new, models=spelled(name)).to_frame()
+    assert list(got.index) == [name]
+    pd.testing.assert_frame_equal(got, want)

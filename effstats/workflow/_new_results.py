@@ -242,6 +242,8 @@ def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
     """The ids among ``ids`` (the models of the new results) that ``models`` names (one name, or several), in the
     order given; a name not among them is refused, naming the id that differs from it only by Unicode normalisation,
     by letter case or by HELM's ``org_name`` for ``org/name``, else the first few ids."""
+    if isinstance(models, np.ndarray) and models.ndim == 0:  # np.array('org/new'): the one name it holds
+        models = models[()]
     wanted = [models] if isinstance(models, str) else models
     if isinstance(wanted, (bytes, dict)) or not hasattr(wanted, "__iter__"):
         raise ValueError(f"{name}: expected model names of new_results, got {type(models).__name__}")
