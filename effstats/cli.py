@@ -213,8 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated score columns to audit (default: every numeric column except a published "
                         "aggregate such as 'Average' / 'Mean win rate' / 'Score' or a column equal to the mean or "
                         "win rate of the others, rank and metadata columns such as 'Rank', 'Parameters', "
-                        "'Throughput'; the report lists what was left out)")
-    p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
+                        "'Throughput'; the report lists what was left out; a comma inside a name is written \\,)")
+    p.add_argument("--exclude", default=None, help="comma-separated columns to leave out (a comma inside a name: \\,)")
     p.add_argument("--higher-is-better", default=None, metavar="COLUMNS",
                    help="comma-separated score columns read as they are (default: a column marked ↓ or named like a "
                         "lower-is-better metric, such as 'Mean squared error', 'WER' or 'val_loss', is negated, "

@@ -610,3 +610,21 @@ def test_a_number_of_resamples_no_memory_holds_is_one_line_naming_the_option(tmp
         with pytest.raises(ValueError, match=r"^n_boot: .* resamples need at least .* GiB \(.* bytes each\), more than "
                                              r"the .* GiB of memory this process may use; give fewer"):
             dior(_board(), "scenarios", "kendall", n_boot=int(n_boot))
+
+
+@pytest.mark.parametrize("option", ["--scenarios", "--exclude", "--higher-is-better"])
+def test_a_column_whose_name_holds_a_comma_is_named_with_an_escaped_comma(tmp_path, capsys, option):
+    board = _board().rename(columns={"s0": "MMLU - EM, 5-shot", "s1": "=cmd|x,y"})
+    board.to_csv(tmp_path / "board.csv")
+    code, err = _run([tmp_path / "board.csv", option, "MMLU - EM, 5-shot", "--out", tmp_path / "no"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (f"{option}: unknown column(s) ['MMLU - EM', '5-shot']" in err
+            and r"a comma inside a column's name is written \, (e.g. MMLU - EM\, 5-shot)" in err), err
+    code, err = _run([tmp_path / "board.csv", option, r"MMLU - EM\, 5-shot,=cmd|x\,y", "--out", tmp_path / "out"],
+                     capsys)
+    assert code == 0, err
+    audited = set(pd.read_csv(tmp_path / "out" / "scenarios.csv")["scenario"])  # a formula's cell starts with '
+    if option == "--scenarios":
+        assert audited == {"MMLU - EM, 5-shot", "'=cmd|x,y"}, audited
+    elif option == "--exclude":
+        assert audited == {"s2", "s3", "s4", "s5"}, audited

@@ -13,7 +13,7 @@ import pandas as pd
 from .._shared import _name_list
 from ._cells import _percent, _refuse_text_cells
 from ._model_names import _has_markup, _markup_rows, _plain_names, _refuse_empty_names
-from ._score_choices import _check_duplicates, _dedupe_with
+from ._score_choices import _check_duplicates, _dedupe_with, comma_note
 from ._score_files import _check_path, _read_text_table
 from ._score_headers import _as_published
 from ._summaries import _foot_rows, _foot_text
@@ -119,7 +119,7 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
         found = {t: _openllm_columns(cols, [t]).get(t, t if t in cols else None) for t in scenarios}
         missing = [t for t, c in found.items() if c is None]
         if missing:
-            raise ValueError(f"--scenarios: unknown column(s) {missing} (columns: {cols})")
+            raise ValueError(f"--scenarios: unknown column(s) {missing} (columns: {cols}){comma_note(cols)}")
     else:
         found = _openllm_columns(cols, _OPENLLM_V2)
         if len(found) < 2:

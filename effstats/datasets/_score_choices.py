@@ -16,6 +16,16 @@ from ._score_options import DUPLICATE_POLICIES
 __all__: list[str] = []
 
 
+def comma_note(columns: Any) -> str:
+    """How to name the columns whose names hold a comma, for a refusal of unknown column names: ``""`` where none
+    does."""
+    named = [str(c) for c in columns if "," in str(c)]
+    if not named:
+        return ""
+    shown = str(_plain(named[0])).replace(",", "\\,")
+    return f"; a comma inside a column's name is written \\, (e.g. {shown})"
+
+
 def _check_duplicates(duplicates: Any) -> str:
     return check_option(duplicates, "--duplicates", DUPLICATE_POLICIES)
 
@@ -37,7 +47,7 @@ def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequen
     for arg, names in (("--scenarios", scenarios), ("--exclude", exclude)):
         unknown = [n for n in names or [] if n not in cols]
         if unknown:
-            raise ValueError(f"{arg}: unknown column(s) {unknown} (columns: {cols})")
+            raise ValueError(f"{arg}: unknown column(s) {unknown} (columns: {cols}){comma_note(cols)}")
     if scenarios:
         wide = wide[list(scenarios)]
     if exclude:

@@ -584,11 +584,12 @@ def score_columns_note(columns: Any) -> str:
 
 
 def _names(s: str | None, arg: str) -> list[str] | None:
-    """Comma-separated column names; an empty one (``,,``, a stray comma) is refused rather than dropped, since no
-    name left would silently mean every column."""
+    """Comma-separated column names, a comma inside a name written ``\\,`` (as ``--tasks`` and ``--model`` read
+    theirs); an empty one (``,,``, a stray comma) is refused rather than dropped, since no name left would silently
+    mean every column."""
     if s is None:
         return None
-    names = [x.strip() for x in s.split(",")]
+    names = [x.strip().replace("\\,", ",") for x in re.split(r"(?<!\\),", s)]
     if not all(names):
         raise ValueError(f"{arg}: expected comma-separated column names, got {s!r} (an empty name)")
     return names

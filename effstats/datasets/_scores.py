@@ -25,7 +25,7 @@ from ._cells import (PercentColumnsWarning, _is_metric_pairs, _pair_means, _perc
 from ._model_names import (_example_text, _has_markup, _is_link_column, _is_timestamps, _markup_rows, _MD_LINK,
                            _plain_names, _refuse_empty_names, _refuse_transposed_board)
 from ._openllm_csv import _looks_openllm, read_openllm_csv
-from ._score_choices import _check_column_lists, _check_duplicates, _dedupe_with, _select
+from ._score_choices import _check_column_lists, _check_duplicates, _dedupe_with, _select, comma_note
 from ._score_files import _check_path, _drop_empty_trailing, _read_text_table
 from ._score_headers import (_as_published, _is_aggregate, _lower_columns, _lower_note,  # noqa: F401 (re-exported)
                              _named_metadata, _named_published)
@@ -253,7 +253,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         _select(wide, None, exclude)  # unknown names are refused before anything is left out
     unknown = [n for n in higher_is_better or () if n not in {str(c) for c in wide.columns}]
     if unknown:
-        raise ValueError(f"--higher-is-better: unknown column(s) {unknown} (columns: {[str(c) for c in wide.columns]})")
+        raise ValueError(f"--higher-is-better: unknown column(s) {unknown} (columns: {[str(c) for c in wide.columns]})"
+                         f"{comma_note(wide.columns)}")
     # a column named in --scenarios is a score, whatever its name
     agg = [c for c in _named_published(wide) if str(c) not in {str(s) for s in scenarios or ()}]
     if len(agg) > 1 and not scenarios:
