@@ -263,6 +263,28 @@ def test_runs_without_run_spec_are_named_from_their_folder_once(tmp_path, capsys
     assert "path_or_paths" not in err
 
 
+@pytest.mark.parametrize("spec", ["without adapter_spec", "adapter_spec null", "model empty"])
+def test_runs_whose_run_spec_names_no_model_are_said_so(tmp_path, spec):
+    write_suite(tmp_path, [Scenario("boolq", n=10), Scenario(MMLU, n=10)], 2)
+    runs = sorted((tmp_path / "runs" / "v1").glob("boolq:*"))
+    doc = json.loads((runs[0] / "run_spec.json").read_text())
+    if spec == "without adapter_spec":
+        del doc["adapter_spec"]
+    else:
+        doc["adapter_spec"] = None if spec == "adapter_spec null" else {**doc["adapter_spec"], "model": "",
+                                                                        "model_deployment": ""}
+    (runs[0] / "run_spec.json").write_text(json.dumps(doc))
+    (runs[1] / "run_spec.json").unlink()
+    with pytest.warns(UserWarning) as said:
+        rm = read_helm_runs(runs[0])
+    assert [str(w.message).split(":")[1] for w in said] == [
+        " 1 run(s) name no model in their run_spec.json (adapter_spec.model)"]
+    assert list(rm.model_ids) == ["org0_model-00"]  # no other run names the model org0/model-00
+    with pytest.warns(UserWarning, match=r"^path_or_paths: 2 run\(s\) have no run_spec.json or name no model in it "
+                                         r"\(adapter_spec.model\): the model id is taken from the folder name"):
+        read_helm_runs(tmp_path / "runs")
+
+
 def test_auto_with_three_reference_models_says_how_many_it_needs(tmp_path, capsys):
     rows = [{"model": f"m{m}", "item": f"q{i}", "score": float((i * (m + 2)) % 3 == 0)} for m in range(3)
             for i in range(60)]

@@ -474,18 +474,23 @@ def _by_trial(values: dict[str, dict[Any, float]], trials: str | int) -> dict[tu
     return {(i, None): t[trials] for i, t in values.items() if trials in t}
 
 
-def _same_model_without_spec(runs: dict, no_spec: dict[str, list[str]], arg: str) -> dict:
-    """Runs without run_spec.json are named by their folder's ``model=`` part, where HELM writes ``/`` as ``_``:
-    such a name is the model of other runs whose spec names it (``openai_gpt2`` is ``openai/gpt2``)."""
+def _same_model_without_spec(runs: dict, no_spec: dict[str, list[Path]], arg: str) -> dict:
+    """Runs without run_spec.json (or whose run_spec.json names no model) are named by their folder's ``model=``
+    part, where HELM writes ``/`` as ``_``: such a name is the model of other runs whose spec names it
+    (``openai_gpt2`` is ``openai/gpt2``)."""
     if not no_spec:
         return runs
     spec_models = {m for (m, _), lst in runs.items() for _, _, from_spec in lst if from_spec}
     alias = {m.replace("/", "_"): m for m in spec_models}
     moved = {m: alias[m] for m in no_spec if m in alias and alias[m] != m}
-    folders = [d for ds in no_spec.values() for d in ds]
+    runs_of = [d for ds in no_spec.values() for d in ds]
+    folders = [d.name for d in runs_of]
+    unnamed = sum((d / _SPEC).is_file() for d in runs_of)  # a spec without adapter_spec.model is there, but says none
+    what = (f"have no {_SPEC}" if not unnamed else f"name no model in their {_SPEC} (adapter_spec.model)"
+            if unnamed == len(runs_of) else f"have no {_SPEC} or name no model in it (adapter_spec.model)")
     said = "; ".join(f"{m!r} read as {alias_m!r}, the model of runs with a run spec" for m, alias_m in moved.items())
     warnings.warn(
-        f"{arg}: {len(folders)} run(s) have no {_SPEC}: the model id is taken from the folder name "
+        f"{arg}: {len(folders)} run(s) {what}: the model id is taken from the folder name "
         f"({', '.join(folders[:3])}{' ...' if len(folders) > 3 else ''}){'; ' + said if said else ''}",
         UserWarning,
         stacklevel=3,
@@ -633,7 +638,7 @@ def read_helm_runs(
         for k, got in mine.items():
             seen[k] |= got
         if not from_spec:
-            no_spec.setdefault(model, []).append(d.name)
+            no_spec.setdefault(model, []).append(d)
         trials_of[d] = max([1] + [len(t) for t in values.values()])
         values = _by_trial(values, trials)
         if values:
