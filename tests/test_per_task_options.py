@@ -66,6 +66,17 @@ def test_the_default_metric_is_said_so_with_the_per_task_form_that_reads_the_tas
     assert err.endswith("; name the metric per task: --metric gsm8k=exact_match,acc"), err
 
 
+@pytest.mark.parametrize("metric,advice", [("nope", "gsm8k=exact_match,hellaswag=acc"),
+                                           ("hellaswag=acc,nope", "hellaswag=acc,gsm8k=exact_match"),
+                                           ("gsm8k=nope,acc_nope", "gsm8k=exact_match,hellaswag=acc")])
+def test_a_metric_no_task_logs_is_advised_per_task_for_every_task_at_once(logs, tmp_path, capsys, metric, advice):
+    # the advice reads every task: a metric neither task logs is replaced in both (one refusal, not one a task)
+    err = _error([logs, "--metric", metric, "--out", tmp_path / "s"], capsys)
+    assert err.endswith(f"; name the metric per task: --metric {advice}"), err
+    err = _error([logs, "--tasks", "hellaswag", "--metric", "nope", "--out", tmp_path / "s"], capsys)
+    assert err.endswith("; pass --metric acc, which every task logs"), err
+
+
 def test_a_task_of_several_filters_is_shown_its_per_task_filter(logs, tmp_path, capsys):
     metric = ["--metric", "gsm8k=exact_match,acc"]
     err = _error([logs, *metric, "--out", tmp_path / "s"], capsys)

@@ -405,7 +405,7 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
             warnings.warn(re.sub(r"^(path|frame):", f"{name}:", str(w.message)), w.category, stacklevel=3)
         return out, {}
     except MetricNotLogged as exc:  # whose fields read_new_results reads
-        raise _metric_not_logged(exc, metric, name) from None
+        raise _metric_not_logged(exc, metric, name, path, tasks) from None
     except FilterNotChosen as exc:
         raise ValueError(_filter_not_chosen(exc, filter, name)) from None
     except (ValueError, FileNotFoundError) as exc:
@@ -455,10 +455,47 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         raise ValueError(_other_measure(exc, name)) from None
 
 
-def _metric_not_logged(exc: MetricNotLogged, metric: Any, name: str) -> MetricNotLogged:
+def _fitting(fields: list[str]) -> str | None:
+    """The field to suggest of those a record logs: ``exact_match`` for a generated answer, else ``acc``, else
+    ``acc_norm``, else the first; None where it logs none."""
+    return next((f for f in ("exact_match", "acc", "acc_norm") if f in fields), fields[0] if fields else None)
+
+
+def _every_task_named(named: dict, source: Any, tasks: Any) -> dict:
+    """``named`` (a per-task metric that reads the task a refusal met first) with each other task whose first
+    record (:func:`~effstats.datasets._lm_eval_records.logged_metrics`) lacks the metric it would be read with
+    named too, and written as one name where that is one name for every task: the advice then reads every task,
+    where a metric no task logs was advised one task a refusal."""
+    from ..datasets._lm_eval_files import _expand, _task_of
+    from ..datasets._lm_eval_records import logged_metrics
+
+    try:
+        if tasks is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the read has said what its listing left out
+                tasks = sorted({_task_of(f)[0] for f in _expand(source, "source")})
+        logged = logged_metrics(source, tasks)
+    except (ValueError, OSError):
+        return named
+    out = dict(named)
+    for task, fields in logged.items():
+        if out.get(task, out.get(None)) not in fields and (fit := _fitting(fields)) is not None:
+            out[task] = fit
+    if set(logged) != set(tasks):  # a task without a readable record keeps the value for the other tasks
+        return out
+    given = {out.get(t, out.get(None)) for t in tasks}
+    if len(given) == 1:
+        return {None: given.pop()}
+    return {t: v for t, v in out.items() if t is not None} if all(t in out for t in tasks) else out
+
+
+def _metric_not_logged(exc: MetricNotLogged, metric: Any, name: str, source: Any = None,
+                       tasks: Any = None) -> MetricNotLogged:
     """The reader's refusal of a record without the metric, said of the option given (or of the default metric,
     under ``name``, where none was), with the per-task form of the option that reads the task: the field the
-    record logs (``exact_match`` for a generated answer) for that task, the metric read for the others."""
+    record logs (``exact_match`` for a generated answer) for that task and for every other task of ``source``
+    whose first record lacks the metric read for it (one name, where that reads every task), the metric read for
+    the others."""
     said = (f"{exc.metric!r} is not logged in {exc.shown} (line {exc.line}), a record of {task_kind(exc.choices)}; "
             f"numeric fields there: {exc.fields}")
     said = f"metric: {said}" if metric is not None else f"{name}: the default metric {said}"
@@ -467,7 +504,9 @@ def _metric_not_logged(exc: MetricNotLogged, metric: Any, name: str) -> MetricNo
     if task is not None and fit:
         named = dict(metric) if isinstance(metric, dict) else {None: metric or exc.metric}
         named[task] = fit[0]
-        said += f"; name the metric per task: metric='{per_task_text(named)}'"
+        named = named if source is None else _every_task_named(named, source, tasks)
+        said += (f"; name the metric per task: metric='{per_task_text(named)}'" if len(named) > 1 or None not in named
+                 else f"; pass metric='{named[None]}', which every task logs")
     return MetricNotLogged(said, exc.shown, exc.line, exc.metric, exc.fields, exc.choices)
 
 
