@@ -158,3 +158,16 @@ def test_estimate_models_takes_one_name_however_it_is_held(spelled):
     got = estimate(sel, new, models=spelled(name)).to_frame()
     assert list(got.index) == [name]
     pd.testing.assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["", " "])
+def test_an_empty_model_name_is_shown_the_models_not_told_every_name_is_close(name):
+    from effstats.workflow import SequentialRun, select
+
+    d = simulate_responses(24, 200, rng=3)
+    sel = select(d.subset(models=range(20)), 30, seed=0)
+    new = d.subset(models=range(20, 24), items=sel.items)
+    with pytest.raises(ValueError, match=r"^models: no model '\s?' in new_results \(its models: 'sim20', 'sim21'"):
+        estimate(sel, new, models=[name])
+    with pytest.raises(ValueError, match=r"^against: no reference model '\s?' \(models: \['sim0', 'sim1', "):
+        SequentialRun.start(d.subset(models=range(20)), against=name)

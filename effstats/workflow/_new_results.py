@@ -257,7 +257,7 @@ def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
         refuse_unicode_twins([w], have, "new_results", what="model", name=name, one=True)
         close = [_plain(m) for m in have if w.lower() in (m.lower(), m.replace("/", "_").lower())
                  or _lookalike_key(w) == _lookalike_key(m)]  # letter case, HELM's folder name, invisible characters
-        close = close or [_plain(m) for m in have if w.lower() in m.lower()][:5]
+        close = close or [_plain(m) for m in have if w.strip() and w.lower() in m.lower()][:5]  # '' is in every name
         hint = f"; did you mean {close}?" if close else f" (its models: {_name_list(map(repr, _plain(have)), 5)})"
         raise ValueError(f"{name}: no model {_plain(w)!r} in new_results{hint}")
     return wanted

@@ -289,8 +289,9 @@ class SequentialRun(_AdaptiveRule, _Report):
                 refuse_unicode_twins([str(against)], list(map(str, rm.model_ids)), "the reference data",
                                      what="reference model", name="against", one=True)
                 # HELM's run folders write a model org/name as org_name
-                close = [_plain(m) for m in rm.model_ids if str(against).lower() in str(m).lower()
-                         or str(m).replace("/", "_").lower() == str(against).lower()][:5]
+                close = [_plain(m) for m in rm.model_ids if str(against).strip() and (
+                         str(against).lower() in str(m).lower()  # (an empty name is in every name)
+                         or str(m).replace("/", "_").lower() == str(against).lower())][:5]
                 hint = (f"; did you mean {close}?" if close else f" (models: {_plain(rm.model_ids[:5])}…)")
                 raise ValueError(f"against: no reference model {_plain(against)!r}" + hint)
             Efficacy(alternative)  # checks alternative
