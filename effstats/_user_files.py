@@ -18,6 +18,19 @@ from pathlib import Path
 from typing import Any
 
 
+def refuse_url(given: Any, name: str, output: bool = False) -> None:
+    """Raise naming ``name`` where ``given``, a path that names nothing here, is a URL (``https://…``, ``s3://…``):
+    said as given, where a Path would show ``https:/host/…`` as a missing file (or make that folder, for an
+    ``output``). A scheme of one letter is a Windows drive (``C://``), not a URL."""
+    import re
+
+    text = os.fspath(given) if isinstance(given, (str, os.PathLike)) else None
+    if isinstance(text, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", text) and not os.path.lexists(text):
+        raise ValueError(f"{name}: {text!r} is a URL; " + ("effstats writes into a folder on this machine: give one"
+                                                           if output else "effstats reads files and folders on this "
+                                                           "machine: download it first"))
+
+
 def _umask() -> int:
     """The process's umask: from /proc on Linux, else read by setting it and putting it back (which, for that
     instant, changes it for every thread)."""

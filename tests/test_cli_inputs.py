@@ -148,6 +148,29 @@ def test_an_output_folder_under_a_file_is_refused(loop, capsys, tmp_path):
     assert f"cannot be made: {str(tmp_path / 'file')!r} is a file" in err
 
 
+URL = "https://example.org/runs/v1"
+
+
+@pytest.mark.parametrize("argv,said", [
+    (lambda r: ["select", URL, "--budget", 12, "--out", r / "x"], f"REFERENCE: {URL!r} is a URL; effstats reads"),
+    (lambda r: ["estimate", r / "sel", URL], f"NEW_RESULTS: {URL!r} is a URL; effstats reads files"),
+    (lambda r: ["estimate", URL, r / "new.csv"], f"DIR: {URL!r} is a URL; effstats reads files and folders"),
+    (lambda r: ["sequential", "status", URL], f"DIR: {URL!r} is a URL; effstats reads files and folders"),
+    (lambda r: ["audit", URL], f"SCORES: {URL!r} is a URL; effstats reads files and folders on this machine: download"),
+    (lambda r: ["select", r / "ref.csv", "--budget", 12, "--out", "s3://bucket/sel"],
+     "--out: 's3://bucket/sel' is a URL; effstats writes into a folder on this machine: give one"),
+    (lambda r: ["sequential", "start", r / "ref.csv", "--half-width", "0.1", "--out", "s3://b/run"],
+     "--out: 's3://b/run' is a URL; effstats writes into a folder"),
+    (lambda r: ["audit", r / "ref.csv", "--out", "gs://b/audit"], "--out: 'gs://b/audit' is a URL; effstats writes"),
+], ids=["select", "estimate-results", "estimate-dir", "status", "audit", "select-out", "start-out", "audit-out"])
+def test_a_url_is_refused_as_the_url_given(loop, capsys, tmp_path, monkeypatch, argv, said):
+    # a Path would show 'https:/example.org/...' as a missing file, and make the folders 's3:/bucket/...' of an output
+    monkeypatch.chdir(tmp_path)
+    err = _one_error(argv(loop[0]), capsys)
+    assert said in err, err
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("command", ["select", "estimate", "sequential start", "audit"])
 def test_an_output_that_cannot_be_written_is_one_line(loop, capsys, tmp_path, command):
     root, items, new = loop

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .._shared import RepeatedKeyError, _plain, json_object
+from .._user_files import refuse_url
 from ._cells import plain_cells
 from ._delimited import _compression, _refuse_nul, excel_sep_hint, refuse_short_rows, refuse_workbook
 from ._files import _compression_of
@@ -30,6 +31,7 @@ def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
         raise ValueError(f"SCORES: expected a file path, got {type(path).__name__}")
     p = Path(path)
     if not p.exists():
+        refuse_url(path, "SCORES")
         raise ValueError(f"SCORES: file {str(p)!r} does not exist")
     if p.is_dir() and not directory_ok:
         raise ValueError(f"SCORES: {str(p)!r} is a directory; give a file")

@@ -25,6 +25,7 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import SWAP, _cpus, _Forked, finish_swap, folder_lock, free_folder_lock, remove_staged, swap_files
+from .._user_files import refuse_url
 from .._validation import check_flag, check_fraction, check_option, check_positive_int
 from ..datasets import DUPLICATE_POLICIES
 from ._advice import _recommendations
@@ -700,6 +701,8 @@ def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: 
         raise ValueError(f"--seed: expected a non-negative integer or None, got {seed!r}")
     if out is not None and not isinstance(out, (str, Path)):
         raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
+    if out is not None:
+        refuse_url(out, "--out", output=True)
     aggregate = aggregate.replace("-", "_") if isinstance(aggregate, str) else aggregate
     if aggregate != "auto" and aggregate not in _SCORE_NAME:
         raise ValueError(f"--aggregate: expected one of {['auto', *_SCORE_NAME]}, got {aggregate!r}")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._shared import (RepeatedKeyError, _name_list, _plain, open_regular, put_in_place, remove_stale_tmp,
                        temporary_copy, write_text_atomic)
-from .._user_files import json_loads, repeated_key_said
+from .._user_files import json_loads, refuse_url, repeated_key_said
 from .._validation import check_trials
 from ..datasets._files import _walk
 from ..datasets._lm_eval_files import old_layout_hint
@@ -339,12 +339,17 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path, a ResponseMatrix or a pandas DataFrame, got "
                          f"{type(source).__name__}")
-    path = Path(source).expanduser()
+    try:
+        path = Path(source).expanduser()
+    except TypeError:  # an os.PathLike whose __fspath__ gives bytes
+        raise ValueError(f"{name}: expected a path, got a {type(source).__name__} naming "
+                         f"{type(os.fspath(source)).__name__}") from None
     try:
         exists = path.exists()
     except OSError as exc:  # a name too long, a folder that cannot be searched: the path given is at fault
         raise ValueError(f"{name}: {_shown_path(path)} cannot be read ({exc.strerror or exc})") from None
     if not exists:
+        refuse_url(source, name)
         raise ValueError(f"{name}: {str(path)!r} " + ("is a broken link or a link loop" if path.is_symlink() else
                                                       "does not exist"))
     if not (path.is_dir() or path.is_file()):  # reading a FIFO would wait forever
@@ -647,11 +652,13 @@ def check_path(path: Any, name: str) -> Path:
     """``path`` as a Path, or a ValueError naming ``name``."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValueError(f"{name}: expected a path, got {type(path).__name__}")
+    refuse_url(path, name)
     return Path(path).expanduser()
 
 
 def output_dir(directory: Any, name: str = "directory") -> Path:
     """``directory`` as a Path to write into (it may not exist yet), or a ValueError naming ``name``."""
+    refuse_url(directory, name, output=True)
     d = check_path(directory, name)
     if d.exists() and not d.is_dir():
         raise ValueError(f"{name}: {str(d)!r} is a file")
