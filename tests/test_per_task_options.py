@@ -127,3 +127,33 @@ def test_a_run_spec_name_cut_at_its_commas_is_told_how_to_write_it(runs, tmp_pat
     assert err.endswith(" (on the command line a comma inside a run spec's name is written \\,: --metric "
                         "'mmlu:subject=anatomy\\,method=multiple_choice_joint=quasi_exact_match'; or key it by its "
                         "scenario: --metric mmlu=quasi_exact_match)"), err
+
+
+@pytest.mark.parametrize("given", ["hellaswag=acc,gsm8k=exact_match", "gsm8k=exact_match,hellaswag=acc,acc",
+                                   "gsm8k=exact_match"])
+def test_new_results_take_a_metric_that_reads_each_task_as_the_reference_was_read(logs, given):
+    # the same metric per task in another spelling is the reference's; another metric for a task is refused
+    from effstats.workflow._io import read_new_results
+
+    ref = {"layout": "lm-eval", "metric": "gsm8k=exact_match,acc", "filter": "gsm8k=strict-match",
+           "tasks": ["gsm8k", "hellaswag"]}
+    want = read_new_results(logs, ref)[0]
+    got = read_new_results(logs, ref, metric=given)[0]
+    assert list(got.item_ids) == list(want.item_ids)
+    assert (got.values_with_nan() == want.values_with_nan()).all()
+    with pytest.raises(ValueError, match=r"^metric: the reference models were read with metric 'gsm8k=exact_match,"
+                                         r"acc'; the new results must be scored the same way, got 'acc_norm'"):
+        read_new_results(logs, ref, metric="acc_norm")
+    with pytest.raises(ValueError, match="scored the same way, got 'hellaswag=acc_norm,gsm8k=exact_match'"):
+        read_new_results(logs, ref, metric="hellaswag=acc_norm,gsm8k=exact_match")
+
+
+def test_sequential_update_takes_the_runs_metric_in_another_spelling(logs, tmp_path, capsys):
+    argv = ["sequential", "start", logs, "--out", tmp_path / "run", "--metric", "gsm8k=exact_match,acc", "--filter",
+            "gsm8k=strict-match", "--half-width", "0.2", "--no-progress"]
+    assert main(list(map(str, argv))) == 0
+    update = ["sequential", "update", tmp_path / "run", logs, "--model", "org/m00", "--restrict-to-manifest",
+              "--no-progress", "--metric"]
+    assert main(list(map(str, update + ["hellaswag=acc_norm,gsm8k=exact_match"]))) == 2
+    assert "the new results must be scored the same way" in capsys.readouterr().err
+    assert main(list(map(str, update + ["hellaswag=acc,gsm8k=exact_match"]))) == 0, capsys.readouterr().err

@@ -424,6 +424,24 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
         raise ValueError(f"{name}: {msg}") from None
 
 
+def _reads_alike(metric: Any, used: Any, reference: dict) -> bool:
+    """Whether ``metric`` reads each task of ``reference`` with the metric ``used`` read it with, as the reader of
+    its layout resolves a per-task option (``clean=acc,acc`` is ``acc``; pairs in another order are the same)."""
+    if metric == used:
+        return True
+    given, read, tasks = per_task(metric, "metric"), per_task(used, "metric"), reference.get("tasks")
+    if not tasks or not all(isinstance(v, (str, dict)) and v for v in (given, read)):
+        return False
+    if reference.get("layout") == "helm":
+        from ..datasets.helm import _metric_for as metric_of
+    else:
+        from ..datasets.harness import _per_task
+
+        def metric_of(task: str, value: Any) -> Any:
+            return _per_task(value, "metric", default_metric("lm-eval"), "a field name")(task)
+    return all(metric_of(str(t), given) == metric_of(str(t), read) for t in tasks)
+
+
 def read_new_results(source: Any, reference: dict, *, metric: str | None = None, duplicates: str = "last",
                      name: str = "new_results") -> tuple[ResponseMatrix, dict[tuple[str, str], int]]:
     """A new model's results, read as the reference data was (``reference``: a manifest's or a state's record of it),
@@ -439,7 +457,7 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     used, layout = reference.get("metric"), detect_format(source)
     if layout == "auto":  # no results layout recognised: one of effstats' own folders given by a slip?
         _refuse_own_folder(source, name)
-    if metric is not None and used is not None and metric != used:
+    if metric is not None and used is not None and not _reads_alike(metric, used, reference):
         raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
                          f"scored the same way, got {metric!r}")
     same = layout == reference.get("layout") or layout == "auto"

@@ -649,7 +649,9 @@ class SequentialRun(_AdaptiveRule, _Report):
             raise ValueError("skip_failed: only random-order precision and efficacy runs can drop items (an adaptive "
                              "run chooses its items by the answers, a corrected run draws equal numbers per stratum); "
                              "run the batch's failed items again")
-        new, failed = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
+        # the run's tasks (a task per item of its order), by which a per-task --metric is compared with the run's
+        ref = {"tasks": sorted(set(map(str, st.get("tasks") or []))), **st["reference"]}
+        new, failed = read_new_results(new_results, ref, metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:
             model = st["model"] if st["model"] in names else None
