@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ import pytest
 from effstats import ResponseMatrix
 from effstats.cli import main
 from effstats.datasets import simulate_responses
+from effstats.workflow import write_lm_eval_samples
 
 # the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
 pytestmark = pytest.mark.usefixtures("parsed_logs_kept")
@@ -169,6 +171,26 @@ def test_a_url_is_refused_as_the_url_given(loop, capsys, tmp_path, monkeypatch, 
     err = _one_error(argv(loop[0]), capsys)
     assert said in err, err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("argv,said", [
+    (lambda r: ["select", "", "--budget", 12, "--out", r / "x"], "REFERENCE: expected a path, got an empty name"),
+    (lambda r: ["estimate", r / "sel", "", "--out", r / "e"], "NEW_RESULTS: expected a path, got an empty name"),
+    (lambda r: ["estimate", r / "sel", r / "new.csv", "--reference", "", "--out", r / "e"],
+     "--reference: expected a path, got an empty name"),
+    (lambda r: ["sequential", "status", ""], "DIR: expected a path, got an empty name"),
+    (lambda r: ["audit", ""], "SCORES: expected a file path, got an empty name"),
+], ids=["select", "estimate", "estimate-reference", "status", "audit"])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(loop, capsys, tmp_path, monkeypatch, argv, said):
+    # Path('') is '.': in a folder of lm-eval logs an empty name read every log under it
+    root, items, new = loop
+    new.to_csv(tmp_path / "new.csv", index=False)
+    shutil.copytree(root / "sel", tmp_path / "sel")
+    d = simulate_responses(3, 8, rng=1)
+    write_lm_eval_samples(ResponseMatrix(d.values, model_ids=["a", "b", "c"],
+                                         item_ids=[f"t/{k}" for k in range(8)]), tmp_path / "logs")
+    monkeypatch.chdir(tmp_path)
+    assert said in _one_error(argv(tmp_path), capsys)
 
 
 @pytest.mark.parametrize("command", ["select", "estimate", "sequential start", "audit"])

@@ -29,6 +29,8 @@ def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
     """SCORES must be an existing file (or folder when ``directory_ok``) given as a str / Path."""
     if not isinstance(path, (str, Path)):
         raise ValueError(f"SCORES: expected a file path, got {type(path).__name__}")
+    if not str(path):  # Path('') is the current folder
+        raise ValueError("SCORES: expected a file path, got an empty name")
     p = Path(path)
     if not p.exists():
         refuse_url(path, "SCORES")

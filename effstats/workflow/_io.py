@@ -132,6 +132,8 @@ def detect_format(source: Any) -> str:
     if isinstance(source, IN_MEMORY):
         return "matrix"
     try:
+        if not os.fspath(source):  # Path('') is the current folder, not the path given
+            return "auto"
         return _detect(Path(source).expanduser())
     except (ValueError, TypeError, OSError):
         return "auto"
@@ -339,6 +341,8 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path, a ResponseMatrix or a pandas DataFrame, got "
                          f"{type(source).__name__}")
+    if not os.fspath(source):  # Path('') is the current folder: every log under it would be read
+        raise ValueError(f"{name}: expected a path, got an empty name")
     try:
         path = Path(source).expanduser()
     except TypeError:  # an os.PathLike whose __fspath__ gives bytes
@@ -668,8 +672,10 @@ def _shown_path(path: Path, limit: int = 80) -> str:
 
 def check_path(path: Any, name: str) -> Path:
     """``path`` as a Path, or a ValueError naming ``name``."""
-    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path, got {type(path).__name__}")
+    if not os.fspath(path):  # Path('') is the current folder
+        raise ValueError(f"{name}: expected a path, got an empty name")
     refuse_url(path, name)
     return Path(path).expanduser()
 
