@@ -178,3 +178,17 @@ def _empty_rows(miss: np.ndarray, model_ids: Any, values: Any) -> str:
         names = None
     shown = ", ".join(names or map(str, rows[:5].tolist())) + (" …" if len(rows) > 5 else "")
     return f"model{'s' if len(rows) > 1 else ''} {shown}" if names else f"row{'s' if len(rows) > 1 else ''} {shown}"
+
+
+def twin_note(unknown: Any, known: Any, what: str = "task") -> str:
+    """Where a name of ``unknown`` (names given that are not among ``known``) equals one of ``known`` but for
+    Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD: they print alike), a clause for the
+    refusal naming both as escapes; else ``""``."""
+    known = [k for k in known if isinstance(k, str)]
+    nfc = {unicodedata.normalize("NFC", k): k for k in known}
+    for u in unknown:
+        k = nfc.get(unicodedata.normalize("NFC", u)) if isinstance(u, str) else None
+        if k is not None and k != u:
+            return (f"; {_plain(u)!r} (written {ascii(_plain(u))}) differs from the {what} {_plain(k)!r} (written "
+                    f"{ascii(_plain(k))}) only by Unicode normalisation: give that one")
+    return ""

@@ -45,3 +45,34 @@ def test_one_name_and_many_ids_are_refused_by_one_function(given, known):
         refuse_unicode_twins([given, "m0"], ["m0", known], "the reference data", what="model")
     refuse_unicode_twins([known], ["m0", known], "the reference data", what="reference model", name="against",
                          one=True)
+
+
+@pytest.fixture(scope="module")
+def cafe_logs(tmp_path_factory):
+    """lm-eval logs of the tasks 'café' (NFC, as lm-eval names its files) and 'tea', and a selection from them."""
+    from effstats import ResponseMatrix
+    from effstats.datasets import simulate_responses
+    from effstats.workflow import write_lm_eval_samples
+
+    root = tmp_path_factory.mktemp("cafe")
+    d = simulate_responses(12, 40, rng=1)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(12)],
+                        item_ids=[f"{t}/{k}" for t in ("caf\u00e9", "tea") for k in range(20)])
+    write_lm_eval_samples(rm, root / "logs")
+    assert main(["select", str(root / "logs"), "--budget", "12", "--out", str(root / "sel"), "--no-progress"]) == 0
+    return root
+
+
+@pytest.mark.parametrize("argv", [
+    lambda r, t: ["select", r / "logs", "--budget", 12, "--tasks", t, "--out", r / "s"],
+    lambda r, t: ["select", r / "logs", "--budget", 12, "--metric", f"{t}=acc,acc", "--out", r / "s"],
+    lambda r, t: ["select", r / "logs", "--budget", 12, "--filter", f"{t}=none", "--out", r / "s"],
+    lambda r, t: ["estimate", r / "sel", r / "logs", "--model", "m0", "--restrict-to-manifest", "--tasks", t],
+], ids=["select --tasks", "select --metric", "select --filter", "estimate --tasks"])
+def test_a_task_named_in_another_normalisation_is_said_so(cafe_logs, capsys, argv):
+    nfd = unicodedata.normalize("NFD", "caf\u00e9")
+    code = main([str(a) for a in argv(cafe_logs, nfd)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert err.endswith(f"{nfd!r} (written 'cafe\\u0301') differs from the task 'caf\u00e9' (written 'caf\\xe9') "
+                        "only by Unicode normalisation: give that one"), err

@@ -251,8 +251,10 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
     unknown = [] if tasks is None else sorted({str(t) for t in tasks} - found)
     if not runs or unknown:
         # every task on disk, not the ones asked for: the user needs the names to choose from
+        from .._response_meta import twin_note
+
         raise ValueError(f"tasks: {unknown or sorted(map(str, tasks))} not among the tasks of the sample files "
-                         f"{_plain(sorted(found)[:20])}{' …' if len(found) > 20 else ''}")
+                         f"{_plain(sorted(found)[:20])}{' …' if len(found) > 20 else ''}{twin_note(unknown, found)}")
     left_out: dict[tuple[str, str], list[Path]] = {}  # the runs duplicates 'last' / 'first' leave out
     chosen = _choose_runs(runs, duplicates, arg, docs, left_out)
 

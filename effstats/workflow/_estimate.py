@@ -12,6 +12,7 @@ from scipy import stats
 
 from .._escape import csv_safe, html_safe, md_text, md_to_html
 from .._results import ConfidenceInterval, check_confidence_level
+from .._response_meta import twin_note
 from .._shared import _level_percent, _name_list, _plain, swap_files
 from ..responses import ResponseMatrix
 from ._io import output_dir, read_new_results
@@ -850,6 +851,6 @@ def _scored_tasks(fits: dict, tasks: Any) -> tuple[dict, pd.Index]:
     unknown = [t for t in wanted if t not in fits and t not in heads]
     if not wanted or unknown:
         raise ValueError(f"tasks: {unknown or 'none given'} not among the manifest's tasks {list(fits)[:10]}"
-                         f"{comma_hint(unknown, fits)}")
+                         f"{comma_hint(unknown, fits)}{twin_note(unknown, fits)}")
     kept = [t for t in fits if t in wanted or t.partition(":")[0] in wanted]
     return {t: fits[t] for t in kept}, pd.Index(kept)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import html_safe, html_text, line_text
+from .._response_meta import twin_note
 from .._shared import _name_list, _plain, _progress
 from .._shared import swap_files
 from .._validation import _number, check_positive_int
@@ -930,7 +931,7 @@ def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
     if not wanted or unknown:
         raise ValueError(f"tasks: {unknown or 'none given'} not among the reference's tasks "
                          f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}"
-                         f"{comma_hint(unknown, set(have))}")
+                         f"{comma_hint(unknown, set(have))}{twin_note(unknown, set(have))}")
     return rm._take(items=np.flatnonzero((have.isin(wanted) | head.isin(wanted)).to_numpy()))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._response_meta import twin_note
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list, _plain
 from .._validation import check_positive_int
@@ -44,7 +45,7 @@ def check_task_keys(rm: ResponseMatrix, **options: Any) -> None:
         unknown = [k for k in value if k is not None and k not in known] if isinstance(value, dict) else []
         if unknown:
             raise ValueError(f"{name}: no task {unknown[0]!r} among the tasks read ({_name_list(tasks)}); name one "
-                             "of these, or give one value for every task")
+                             f"of these, or give one value for every task{twin_note(unknown[:1], tasks)}")
 
 
 def _warn_models_missing_tasks(rm: ResponseMatrix, task: np.ndarray) -> None:
