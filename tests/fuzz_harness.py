@@ -206,6 +206,7 @@ INT = [
     ("list", FAIL, lambda v, r: [v]),
     ("huge", FAIL, lambda v, r: 10**6),  # more than any fixture has; small enough not to exhaust memory if accepted
     ("np-int", SAME, lambda v, r: np.int64(v)),
+    ("np-negative", FAIL, lambda v, r: np.int64(-3)),  # numpy 2 prints np.int64(-3)
     ZERO_D,
 ]
 NONE = [("none", FAIL, lambda v, r: None)]
@@ -220,6 +221,7 @@ FRACTION = [
     ("bool", FAIL, lambda v, r: True),
     ("complex", FAIL, lambda v, r: 0.05 + 0.1j),
     ("list", FAIL, lambda v, r: [v]),
+    ("np-above-1", FAIL, lambda v, r: np.float64(1.5)),
     ZERO_D,
 ]
 POSITIVE = [  # finite real > 0
@@ -230,6 +232,7 @@ POSITIVE = [  # finite real > 0
     ("str", FAIL, lambda v, r: "1"),
     ("bool", FAIL, lambda v, r: True),
     ("complex", FAIL, lambda v, r: 1 + 1j),
+    ("np-negative", FAIL, lambda v, r: np.float64(-1.0)),
     ZERO_D,
 ]
 FINITE = [  # any finite real
@@ -238,6 +241,7 @@ FINITE = [  # any finite real
     ("str", FAIL, lambda v, r: "1"),
     ("complex", FAIL, lambda v, r: 1 + 1j),
     ("none", FAIL, lambda v, r: None),
+    ("np-nan", FAIL, lambda v, r: np.float64(np.nan)),
     ZERO_D,
 ]
 OPTION = [

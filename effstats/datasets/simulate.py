@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from .._validation import _number, check_array, check_positions, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
@@ -161,7 +162,7 @@ def _check_common(n_models: Any, n_items: Any, n_dims: Any, n_clusters: Any,
     cluster_spread = _number(cluster_spread)
     if (isinstance(cluster_spread, bool) or not isinstance(cluster_spread, Real) or not np.isfinite(cluster_spread)
             or cluster_spread < 0):
-        raise ValueError(f"cluster_spread: expected a finite number >= 0, got {cluster_spread!r}")
+        raise ValueError(f"cluster_spread: expected a finite number >= 0, got {_plain(cluster_spread)!r}")
     return n_models, n_items, n_dims, n_clusters, float(cluster_spread)
 
 

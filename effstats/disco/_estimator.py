@@ -168,7 +168,7 @@ def _check_pca(pca: Any) -> Any:
             return "auto"
     elif not isinstance(pca, bool) and isinstance(pca, (int, np.integer)) and pca >= 1:
         return int(pca)
-    raise ValueError(f"pca: expected 'auto', None or an integer >= 1, got {pca!r}")
+    raise ValueError(f"pca: expected 'auto', None or an integer >= 1, got {_plain(pca)!r}")
 
 
 class DISCO(_SubsetEstimator):

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.special import entr
 
+from .._shared import _plain
 from .._validation import (_number, check_array, check_option, check_positive_int, check_probabilities, check_rng,
                             value_range)
 # select_random: shared with effstats.irt
@@ -30,7 +31,7 @@ def _check_base(base: Any) -> float:
 
     base = _number(base)
     if isinstance(base, bool) or not isinstance(base, Real) or not np.isfinite(base) or not base > 1:
-        raise ValueError(f"base: expected a finite logarithm base > 1, got {base!r}")
+        raise ValueError(f"base: expected a finite logarithm base > 1, got {_plain(base)!r}")
     return float(base)
 
 

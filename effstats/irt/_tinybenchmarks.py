@@ -17,6 +17,7 @@ import numpy as np
 
 from .._items import _started_anchor_runs
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
+from .._shared import _plain
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL, _canonical_rotation, _cpus, _item_map, _newton_abilities
@@ -472,7 +473,7 @@ class TinyBenchmarks(_SubsetEstimator):
         if self.gp_lambda is not None:
             lam = self.gp_lambda
             if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not 0 <= lam <= 1:
-                raise ValueError(f"gp_lambda: expected a number in [0, 1] or None, got {lam!r}")
+                raise ValueError(f"gp_lambda: expected a number in [0, 1] or None, got {_plain(lam)!r}")
         return selection, estimator, grid, ability
 
     def _fit_irt(self, Y: np.ndarray, d: int, what: str, missing: np.ndarray | None = None, *,

@@ -827,7 +827,7 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     rng, noise = check_rng(rng), _number(noise)
     if isinstance(noise, bool) or not isinstance(noise,
                                                  (int, float, np.integer, np.floating)) or not 0 <= noise < np.inf:
-        raise ValueError(f"noise: expected a finite number >= 0, got {noise!r}")
+        raise ValueError(f"noise: expected a finite number >= 0, got {_plain(noise)!r}")
     b = Benchmark.from_data(table, name="table")
     if not b.is_table:
         raise ValueError("table: expected a models × scenarios table (one score per cell)")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from .._validation import check_positive_int
 from ._benchmark import _TIES, Benchmark, _choice
 from ._winrate import _mwr_from_counts, _scenario_table, _win_counts, mean_win_rate
@@ -296,7 +297,7 @@ def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | No
         v = np.unique(scen[~np.isnan(scen)])
         eps = 0.5 * float(np.diff(v).min()) if v.size > 1 else 1e-9
     elif isinstance(eps, bool) or not isinstance(eps, Real) or not (0 < eps < np.inf):
-        raise ValueError(f"eps: expected a finite positive number, got {eps!r}")
+        raise ValueError(f"eps: expected a finite positive number, got {_plain(eps)!r}")
     order = np.argsort(-base_all, kind="stable")[:top_k]
     obs = ~np.isnan(scen)
     xt = scen[order]  # (k, S)

@@ -774,17 +774,17 @@ def _observed_looks(k: Any, information: Any, timing: Any, max_information: Any,
     if n_fixed is not None:
         if isinstance(n_fixed, bool) or not isinstance(n_fixed, Real) or not np.isfinite(n_fixed) or n_fixed <= 0:
             raise ValueError(f"n_fixed: expected a positive number (the fixed-sample information on the scale of "
-                             f"information), got {n_fixed!r}")
+                             f"information), got {_plain(n_fixed)!r}")
         n_fixed = float(n_fixed)
     if max_information is None:
         max_info = float(n_i[-1])
     else:
         max_information = _number(max_information)
         if isinstance(max_information, bool) or not isinstance(max_information, Real):
-            raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+            raise ValueError(f"max_information: expected a positive number, got {_plain(max_information)!r}")
         max_info = float(max_information)
         if not np.isfinite(max_info) or max_info <= 0:
-            raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+            raise ValueError(f"max_information: expected a positive number, got {_plain(max_information)!r}")
         if n_i.size > 1 and n_i[-2] > max_info * (1 + 1e-12):
             raise ValueError(f"max_information: expected at least every interim information level (the largest "
                              f"interim level is {n_i[-2]:g}), got {max_info:g}; spending is evaluated at "

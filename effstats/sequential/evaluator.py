@@ -202,7 +202,7 @@ class SequentialEvaluator(BaseEstimator):
                 raise ValueError(f"rules: expected StoppingRule instances, got {type(r).__name__}")
         check_fraction(self.alpha, "alpha")
         if self.alpha >= 0.5:
-            raise ValueError(f"alpha: expected a level below 0.5, got {self.alpha!r}")
+            raise ValueError(f"alpha: expected a level below 0.5, got {_plain(self.alpha)!r}")
         check_positive_int(self.initial, "initial", minimum=2)
         check_positive_int(self.batch, "batch")
         if self.max_n is not None:
@@ -212,7 +212,8 @@ class SequentialEvaluator(BaseEstimator):
                                  "dataset gets at the first look; lower initial or raise max_n")
         if self.null is not None and (isinstance(self.null, bool) or not isinstance(self.null, Real)
                                       or not np.isfinite(self.null) or not -1 < self.null < 1):
-            raise ValueError(f"null: expected a number in (-1, 1) on the scale of the scores, got {self.null!r}")
+            raise ValueError(f"null: expected a number in (-1, 1) on the scale of the scores, got "
+                             f"{_plain(self.null)!r}")
         check_flag(self.stratified, "stratified")
         check_flag(self.fpc, "fpc")
         if self.backend not in ("native", "gsdesign"):
@@ -221,7 +222,8 @@ class SequentialEvaluator(BaseEstimator):
 
         sf = get_spending(self.spending, self.spending_param)
         if self.spending_param is not None and sf.family in ("ld_pocock", "pocock", "obf"):
-            raise ValueError(f"spending_param: the {sf.label} family has no parameter, got {self.spending_param!r}")
+            raise ValueError(f"spending_param: the {sf.label} family has no parameter, got "
+                             f"{_plain(self.spending_param)!r}")
         return rules
 
     def _null_for(self, kind: str, rules: list[StoppingRule]) -> float | None:

@@ -424,7 +424,7 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
             raise ValueError("look: required when z is a single statistic (the 1-based look at which the test stopped)")
     look = _number(look)
     if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look <= kmax:
-        raise ValueError(f"look: expected an integer in [1, {kmax}], got {look!r}")
+        raise ValueError(f"look: expected an integer in [1, {kmax}], got {_plain(look)!r}")
     look = int(look)
     zz = float(zarr[0])
     j = look - 1
@@ -672,15 +672,15 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
     z, look, max_n = _number(z), _number(look), _number(max_n)
     if isinstance(z, (bool, np.bool_)) or not isinstance(z,
                                                          (int, float, np.integer, np.floating)) or not np.isfinite(z):
-        raise ValueError(f"z: expected a finite real number, got {z!r}")
+        raise ValueError(f"z: expected a finite real number, got {_plain(z)!r}")
     nn = check_array(n, "n", ndim=1)
     if not np.isfinite(nn).all() or (nn <= 0).any() or (np.diff(nn) <= 0).any():
         raise ValueError(f"n: expected positive, strictly increasing sample sizes, got {nn.tolist()}")
     if isinstance(look, (bool, np.bool_)) or not isinstance(look, (Integral, np.integer)) or not 1 <= look <= nn.size:
-        raise ValueError(f"look: expected an integer in [1, {nn.size}], got {look!r}")
+        raise ValueError(f"look: expected an integer in [1, {nn.size}], got {_plain(look)!r}")
     if isinstance(max_n, (bool, np.bool_)) or not isinstance(max_n, (int, float, np.integer, np.floating)) \
             or not np.isfinite(max_n) or max_n < nn[look - 1]:
-        raise ValueError(f"max_n: expected a number at least n[look - 1] = {nn[look - 1]:g}, got {max_n!r}")
+        raise ValueError(f"max_n: expected a number at least n[look - 1] = {nn[look - 1]:g}, got {_plain(max_n)!r}")
     if nn.size > 1 and (nn[:-1] > max_n).any():
         raise ValueError(f"max_n: expected at least every interim sample size (largest {nn[-2]:g}), got {max_n:g}")
     if nn.size == 1:  # one look: a fixed-sample test (the bound at n / max_n is irrelevant to the p-value)

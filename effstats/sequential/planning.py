@@ -252,7 +252,8 @@ class SequentialPlan:
         estimate = _num(estimate, "estimate", -np.inf, np.inf)
         look = _number(look)
         if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < self.k:
-            raise ValueError(f"look: expected an integer in [1, {self.k - 1}] (a look before the last), got {look!r}")
+            raise ValueError(f"look: expected an integer in [1, {self.k - 1}] (a look before the last), got "
+                             f"{_plain(look)!r}")
         n = self.looks.astype(float)
         z = estimate * np.sqrt(n[look - 1]) / self.sd
         if effect is None:
@@ -774,7 +775,7 @@ def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta:
     kmax = design.k
     look = _number(look)
     if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < kmax:
-        raise ValueError(f"look: expected an integer in [1, {kmax - 1}] (a look before the last), got {look!r}")
+        raise ValueError(f"look: expected an integer in [1, {kmax - 1}] (a look before the last), got {_plain(look)!r}")
     z = _num(z, "z", -np.inf, np.inf)
     if information is None:
         info = np.asarray(design.information, float)

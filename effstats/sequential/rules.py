@@ -508,9 +508,9 @@ class Threshold(StoppingRule):
             raise ValueError(f"direction: expected 'above', 'below' or 'both', got {self.direction!r}")
         if isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.floating, np.integer)) \
                 or not np.isfinite(self.tau):
-            raise ValueError(f"tau: expected a finite number, got {self.tau!r}")
+            raise ValueError(f"tau: expected a finite number, got {_plain(self.tau)!r}")
         if not -1 < self.tau < 1:
-            raise ValueError(f"tau: expected a value in (-1, 1) on the scale of the scores, got {self.tau!r}; "
+            raise ValueError(f"tau: expected a value in (-1, 1) on the scale of the scores, got {_plain(self.tau)!r}; "
                              "scores are fractions in [0, 1], so 60 points is 0.6")
 
     @property
@@ -527,7 +527,8 @@ class Threshold(StoppingRule):
             One model, a paired comparison or two independent arms.
         """
         if kind == "single" and not 0 < self.tau < 1:
-            raise ValueError(f"tau: a single model's score lies in [0, 1]; expected tau in (0, 1), got {self.tau!r}")
+            raise ValueError(f"tau: a single model's score lies in [0, 1]; expected tau in (0, 1), got "
+                             f"{_plain(self.tau)!r}")
 
     def _ab(self, s: LookStats):
         z = s.z_at(self.tau)
@@ -628,7 +629,7 @@ class Futility(StoppingRule):
         self._scalars("threshold", "effect")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float, np.floating)) \
                 or not 0 < self.threshold < 1:
-            raise ValueError(f"threshold: expected a number in (0, 1), got {self.threshold!r}")
+            raise ValueError(f"threshold: expected a number in (0, 1), got {_plain(self.threshold)!r}")
         if self.effect is None:
             raise ValueError("effect: required, the smallest difference worth detecting on the scale of the scores "
                              "(e.g. 0.02); conditional power under the current trend has no error guarantee")
@@ -769,7 +770,7 @@ class BetaSpendingFutility(StoppingRule):
             raise ValueError(f"spending: a beta-spending bound needs a spending function (hsd, ld_obf, ld_pocock, "
                              f"power), got the classic {sf.label!r} bounds")
         if not isinstance(self.beta, (int, float, np.floating)) or not 0 < self.beta < 0.5:
-            raise ValueError(f"beta: expected a number in (0, 0.5), got {self.beta!r}")
+            raise ValueError(f"beta: expected a number in (0, 0.5), got {_plain(self.beta)!r}")
         if self.se_full is not None:
             _check_pos(self.se_full, "se_full")
         if self.alternative not in ("greater", "two-sided"):

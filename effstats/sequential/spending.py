@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .._shared import _plain
 from .._validation import _number
 
 __all__ = [
@@ -169,14 +170,14 @@ class SpendingFunction:
         p = _number(self.param)
         if fam in _NO_PARAM:
             if p is not None:
-                raise ValueError(f"param: the {_LABELS[fam]} family has no parameter, got {p!r}; "
+                raise ValueError(f"param: the {_LABELS[fam]} family has no parameter, got {_plain(p)!r}; "
                                  "leave it at None")
         elif p is None:
             p = _DEFAULT_PARAM[fam]
         if p is not None:
             if isinstance(p, (bool, str)) or not isinstance(p, (int, float, np.integer, np.floating)) \
                     or not math.isfinite(p):  # (math's: a numpy ufunc call costs ~1 us)
-                raise ValueError(f"param: expected a finite number, got {p!r}")
+                raise ValueError(f"param: expected a finite number, got {_plain(p)!r}")
             p = float(p)
             if fam == "power" and p <= 0:
                 raise ValueError(f"param: the power family needs rho > 0, got {p}")

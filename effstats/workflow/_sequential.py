@@ -261,7 +261,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         from .._validation import check_fraction
 
         if check_fraction(alpha, "alpha") >= 0.5:
-            raise ValueError(f"alpha: expected a level below 0.5, got {alpha!r}")
+            raise ValueError(f"alpha: expected a level below 0.5, got {_plain(alpha)!r}")
         if rule != "efficacy" and against is not None:
             raise ValueError(f"against: a comparison with a reference model needs rule='efficacy', got rule={rule!r}")
         if rule != "precision" and half_width is not None:
