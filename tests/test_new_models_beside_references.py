@@ -171,3 +171,16 @@ def test_an_empty_model_name_is_shown_the_models_not_told_every_name_is_close(na
         estimate(sel, new, models=[name])
     with pytest.raises(ValueError, match=r"^against: no reference model '\s?' \(models: \['sim0', 'sim1', "):
         SequentialRun.start(d.subset(models=range(20)), against=name)
+
+
+@pytest.mark.parametrize("given", [["sim20"], ("sim20",), b"sim20", {"sim20"}])
+def test_sequential_update_takes_one_model_name_and_says_so(given):
+    from effstats.workflow import SequentialRun
+
+    d = simulate_responses(22, 120, rng=2)
+    run = SequentialRun.start(d.subset(models=range(20)), half_width=0.2)
+    new = d.subset(models=[20, 21], items=run.next_items)
+    with pytest.raises(ValueError, match=rf"^model: expected one model's name, got {type(given).__name__}"):
+        run.update(new, model=given)
+    run.update(new, model=np.array("sim20"))  # the name a 0-d array holds
+    assert run.state["model"] == "sim20"

@@ -667,6 +667,10 @@ class SequentialRun(_AdaptiveRule, _Report):
                     raise ValueError(f"model: new_results hold {len(names)} models{which}")
                 model = names[0]
         else:
+            model = model[()] if isinstance(model, np.ndarray) and model.ndim == 0 else model
+            if isinstance(model, bool) or not isinstance(model, (str, int, np.integer)):  # one run, one model
+                raise ValueError(f"model: expected one model's name, got {type(model).__name__}"
+                                 + (f" {_plain(list(model))[:3]!r}" if isinstance(model, (list, tuple)) else ""))
             model = models_named(names, str(model), "model")[0]
         if st["model"] is not None and str(model) != st["model"]:
             raise ValueError(f"model: this run evaluates {st['model']!r}, got results of {model!r}")
