@@ -237,8 +237,9 @@ def _penalised_loss(a, b, x, y, C):
 def test_difficulty_logistic_fits_are_the_penalised_minimum():
     """The difficulty regressor's logistic regressions, all targets of a fold at once by Newton's method: the
     minimum scikit-learn's Newton solver reaches one target at a time (to 1e-9), the gradient zero to rounding, and
-    an objective no higher than scikit-learn's default L-BFGS fit reaches, which stops at its tolerance (up to 1e-3
-    away in fitted probabilities); on separable and overlapping responses, with and without an intercept."""
+    an objective no higher than scikit-learn's default L-BFGS fit reaches, which stops at its tolerance (how far from
+    the minimum depends on scikit-learn's version: 0.025 in a fitted probability on scikit-learn 1.4 at C = 1e4); on
+    separable and overlapping responses, with and without an intercept."""
     from effstats.disco._logistic import logistic_one_feature
 
     rng = np.random.default_rng(21)
@@ -263,7 +264,6 @@ def test_difficulty_logistic_fits_are_the_penalised_minimum():
                 lbfgs = LogisticRegression(C=C, fit_intercept=intercept).fit(x[:, None], y)
             la, lb = lbfgs.intercept_[0], lbfgs.coef_[0, 0]
             assert _penalised_loss(a[t], b[t], x, y, C) <= _penalised_loss(la, lb, x, y, C) + 1e-12
-            assert np.abs(lbfgs.predict_proba(x[:, None])[:, 1] - p).max() < 1e-3
     assert _aipw._plain_logistic(LogisticRegression(C=3.0))
     assert _aipw._plain_logistic(difficulty_regressor()[-1])
     for other in (LogisticRegression(class_weight="balanced"), LogisticRegression(solver="liblinear"),
