@@ -112,6 +112,30 @@ def _warn_negated_means(data: Any, name: str) -> None:
                       stacklevel=_caller_stacklevel())
 
 
+def no_scenario_column(data: Any, scenario: Any = "scenario") -> str:
+    """Why ``data`` is read as a models × scenarios table although it may hold per-example scores: "" unless it is
+    a ResponseMatrix whose items name no ``scenario`` column (nor ``task``, read in its place under the default
+    name), each of its items then being a scenario. A bundled leaderboard (one item per scenario) names its
+    scenarios; per-example results built with ``ResponseMatrix.from_long`` without ``groups`` do not."""
+    if not isinstance(data, ResponseMatrix) or not isinstance(scenario, str):
+        return ""
+    columns = {str(c) for c in data.items.columns}
+    if scenario in columns or (scenario == "scenario" and "task" in columns):
+        return ""
+    return (f"this ResponseMatrix's items carry no {scenario!r} column, so each of its {data.shape[1]} items is read "
+            f"as a scenario; give per-example scores their scenario (ResponseMatrix.from_long(df, "
+            f"groups={scenario!r}))")
+
+
+def _long_layout(data: pd.DataFrame, name: str) -> None:
+    """Refuse a long table (a row per model and example) given where a models × scenarios table or a
+    ResponseMatrix is read: its text columns would be called non-numeric scores."""
+    if {"model", "item", "score"} <= {str(c) for c in data.columns}:
+        raise ValueError(f"{name}: a long table (columns model, item, score), one row per model and example: build "
+                         "its matrix first, ResponseMatrix.from_long(df, groups='scenario') with the scenario in a "
+                         "'scenario' column")
+
+
 def _choice(x: Any, name: str, options: Sequence[str]) -> str:
     if x not in options:
         raise ValueError(f"{name}: expected one of {list(options)}, got {_plain(x)!r}")
@@ -300,6 +324,7 @@ class Benchmark(ReadOnlyFields):
                                      "drop it first")
             if data.empty:
                 raise ValueError(f"{name}: expected a non-empty table")
+            _long_layout(data, name)
             if data.index.has_duplicates:
                 dup = data.index[data.index.duplicated()].unique()[:5].tolist()
                 raise ValueError(f"{name}: duplicated model rows {dup}")

@@ -19,7 +19,7 @@ from .._shared import memory_limit as _memory_limit
 from .._validation import check_fraction, check_positive_int, check_rng
 from .._plain_exceptions import DegenerateDataWarning
 from ._benchmark import (_DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score, _check_sizes,
-                         _choice)
+                         _choice, no_scenario_column)
 from ._metametrics import _switch, _weighted_tau, _wilson, kendall_tau
 from ._resample import _check_example_size, _chunk_size, _compute_fraction, _counts, _draw, _scores_from_counts
 from ._winrate import _score
@@ -561,7 +561,7 @@ def dior_plan(
         raise ValueError(f"data: resampling scenarios needs at least 2 scenarios, got {bench.n_scen}")
     if decision == "examples" and bench.is_table:
         raise ValueError("decision: 'examples' needs per-example data (items grouped in scenarios); "
-                         "this table has one score per scenario")
+                         + (no_scenario_column(data, scenario) or "this table has one score per scenario"))
     if decision == "examples":
         _check_example_size(bench, size)
     if decision == "scenarios" and size is not None and size > bench.n_scen:

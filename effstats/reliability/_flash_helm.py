@@ -10,7 +10,7 @@ import pandas as pd
 from .._validation import _number, check_fraction, check_positive_int, check_rng
 from .._shared import _indexer, _plain
 from ..responses import ResponseMatrix
-from ._benchmark import Benchmark, Score, _check_sizes, _negated_columns
+from ._benchmark import Benchmark, Score, _check_sizes, _negated_columns, no_scenario_column
 from ._dior import _check_common
 from ._resample import _counts, _draw
 from ._metametrics import _wilson
@@ -355,6 +355,10 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
     lev = None if level is None else check_fraction(level, "level")
     rng = check_rng(rng)
     bench = Benchmark.from_data(data, **kw)
+    hint = no_scenario_column(data, kw.get("scenario", "scenario")) if bench.is_table else ""
+    if hint:
+        raise ValueError(f"data: Flash-HELM subsamples examples and needs per-example data grouped in scenarios; "
+                         f"{hint}")
     if bench.is_table:
         raise ValueError("data: Flash-HELM subsamples examples and needs per-example data, got a models x scenarios "
                          "table; effstats.reliability.simulate_examples(table) simulates per-example outcomes that "

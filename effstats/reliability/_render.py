@@ -217,6 +217,8 @@ def _render(res: AuditResult) -> _Doc:
     doc.h(1, f"Benchmark reliability audit{': ' + st['source'] if st['source'] else ''}")
     doc.p(f"{st['n_models']} models, {st['n_scenarios']} scenarios"
           + (f", {st['n_items']} examples" if per_item else "")
+          + (f" ({st['n_missing_items']} of {st['n_models'] * st['n_items']} results not evaluated, omitted)"
+             if per_item and st.get("n_missing_items") else "")
           + f", {st['n_missing']} missing cells (omitted per model, never counted as 0). "
           + (f"Models ranked by the **weighted mean** of the scenarios with the published aggregate's weights "
              f"({_weights_text(st['weights'])}; resampled scenarios keep their weights)" if st.get("weights") else

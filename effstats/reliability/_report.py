@@ -33,7 +33,7 @@ from ._audit_tables import (_curve_sizes, _dior_row, _dior_rows, _example_curves
                             _rank_agreement, _rank_note, _scenario_agreement, _score_table)
 from ._benchmark import Benchmark
 from ._inputs import (_drop_unweighted, _is_raw_mean, _mixed_scales, _prepare_frame, _published_weights, _raw_table,
-                      _read_file, _read_frame, _rescale_percent, _warn_lookalikes)
+                      _per_example_layouts, _read_file, _read_frame, _rescale_percent, _warn_lookalikes)
 from ._dior import _check_n_boot, _curve_row, _drawn, _plan_bytes, _scored, dior_plan
 from ._pathologies import clone_flips, removal_flips
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
@@ -77,7 +77,8 @@ class AuditResult:
         rankings.
     settings : dict
         ``aggregate``, ``ties``, ``n_boot``, ``seed``, ``target``, ``source``, ``n_models``, ``n_scenarios``,
-        ``n_items``, ``n_missing``.
+        ``n_items``, ``n_missing`` (models × scenarios cells without a score) and ``n_missing_items`` (per-example
+        data: models × examples results not evaluated; None for a table).
     published_rank : dict or None
         A published ranking column (integers 1 … n, e.g. ``Rank``) compared with the recomputed ranking:
         ``column``, ``kendall_tau``, ``n_compared``, ``n_moved`` (models whose rank differs) and ``moved`` (model
@@ -444,7 +445,8 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     settings = dict(aggregate=aggregate, weights=weights or None, ties=ties, n_boot=n_boot, seed=seed, target=target,
                     source=source,
                     n_models=bench.n_models, n_scenarios=bench.n_scen, n_items=bench.n_items if per_item else None,
-                    n_missing=int((~bench.scenario_observed()).sum()), n_top=n_top, k_top=k_top,
+                    n_missing=int((~bench.scenario_observed()).sum()),
+                    n_missing_items=int((~bench.observed).sum()) if per_item else None, n_top=n_top, k_top=k_top,
                     n_resolved=int((p_hold >= target).sum()), n_pairs=len(p_hold))
     res = AuditResult(scores=tab, reliability=pd.DataFrame(rows), scenarios=per_scen, efficiency_scenarios=curve_s,
                       efficiency_examples=curve_e, rank_switch=sw, clones=clones, removals=removals,
@@ -649,6 +651,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         helm = bool(info) and "mean win rate" in str(info.get("column", "")).lower()
     else:
         info, helm = None, False
+    _per_example_layouts(data, by, scenarios, notes)
     data, published, mixed = _rescale_percent(data, published, notes, scale)
     _warn_lookalikes(data, notes)
     if published is not None and not isinstance(published, pd.Series):

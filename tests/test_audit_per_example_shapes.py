@@ -1,0 +1,115 @@
+"""Per-example results in the shapes a benchmark maintainer has them: a ResponseMatrix from a long table, a wide table
+of one column per example, a long DataFrame. None of them may be audited as a models × scenarios table without a
+word: each example read as a scenario turns "add scenarios" into "the ranking is robust"."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.cli import main
+from effstats.datasets import load_helm_lite
+from effstats.reliability import audit, dior, flash_helm
+
+
+def _long(n_models: int = 8, n_scen: int = 3, n_items: int = 30, seed: int = 0) -> pd.DataFrame:
+    """0/1 results of models of spread ability on examples of a few scenarios, one row per model and example."""
+    rng = np.random.default_rng(seed)
+    ability = np.linspace(0.8, 0.3, n_models)
+    rows = [(f"m{m}", f"s{s}", f"s{s}/{i}", float(rng.random() < ability[m] + 0.1 * (s - 1)))
+            for m in range(n_models) for s in range(n_scen) for i in range(n_items)]
+    return pd.DataFrame(rows, columns=["model", "scenario", "item", "score"])
+
+
+def _said(record) -> list[str]:
+    return [str(w.message) for w in record if issubclass(w.category, UserWarning)]
+
+
+def test_a_response_matrix_whose_items_name_no_scenario_is_audited_as_a_table_with_a_warning():
+    df = _long()
+    with pytest.warns(UserWarning, match=r"items carry no 'scenario' column, so each of its 90 items is read as a "
+                                         r"scenario.*from_long\(df, groups='scenario'\)") as record:
+        res = audit(ResponseMatrix.from_long(df), n_boot=20, progress=False, n_jobs=1)
+    assert res.settings["n_scenarios"] == 90
+    said = [s for s in _said(record) if "items carry no" in s]
+    assert len(said) == 1 and f"**Warning**: {said[0]}" in res.notes and said[0] in res.to_markdown()
+    # given their scenario, the examples are audited as examples, without the warning
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        grouped = audit(ResponseMatrix.from_long(df, groups="scenario"), n_boot=20, progress=False, n_jobs=1)
+    assert grouped.settings["n_scenarios"] == 3 and grouped.settings["n_items"] == 90
+    assert not [s for s in _said(record) if "items carry no" in s]
+    # a leaderboard with a scenario per item (the bundled HELM Lite) is a table, and says nothing
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        audit(load_helm_lite(), n_boot=20, progress=False, n_jobs=1)
+    assert not [s for s in _said(record) if "items carry no" in s]
+
+
+def test_dior_and_flash_helm_say_that_the_items_name_no_scenario():
+    rm = ResponseMatrix.from_long(_long())
+    with pytest.raises(ValueError, match=r"^decision: 'examples' needs per-example data .*this ResponseMatrix's items "
+                                         r"carry no 'scenario' column.*groups='scenario'"):
+        dior(rm, "examples", n_boot=20, rng=0)
+    with pytest.raises(ValueError, match=r"^data: Flash-HELM .*this ResponseMatrix's items carry no 'scenario' "
+                                         r"column.*groups='scenario'"):
+        flash_helm(rm, n_boot=10, rng=0)
+    # a table that is one (the bundled HELM Lite) keeps the message about tables
+    with pytest.raises(ValueError, match="this table has one score per scenario"):
+        dior(load_helm_lite(), "examples", n_boot=20, rng=0)
+
+
+@pytest.mark.parametrize("call", ["dior", "flash_helm"])
+def test_a_long_dataframe_given_to_dior_or_flash_helm_is_named_as_one(call):
+    df = _long()
+    fn = {"dior": lambda: dior(df, "examples", n_boot=20, rng=0), "flash_helm": lambda: flash_helm(df, rng=0)}[call]
+    with pytest.raises(ValueError, match=r"^data: a long table \(columns model, item, score\).*"
+                                         r"ResponseMatrix\.from_long\(df, groups='scenario'\)"):
+        fn()
+
+
+def test_a_wide_table_of_one_column_per_example_is_refused_naming_the_long_layout(tmp_path, capsys):
+    df = _long(n_items=10)
+    wide = tmp_path / "wide.csv"
+    df.pivot(index="model", columns="item", values="score").to_csv(wide)
+    assert main(["audit", str(wide), "--out", str(tmp_path / "w"), "--n-boot", "20", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("effstats audit: error: SCORES: its 30 score columns are named as "
+                                               "examples of 3 tasks, <task>/<doc>")
+    assert "long table with the columns model, scenario, item and score" in err[0]
+    assert not (tmp_path / "w" / "report.md").exists()
+    with pytest.raises(ValueError, match=r"^SCORES: its 30 score columns are named as examples of 3 tasks"):
+        audit(df.pivot(index="model", columns="item", values="score"), n_boot=20, progress=False)
+    # the same results as the long table it came from are audited per example
+    long = tmp_path / "long.csv"
+    df.to_csv(long, index=False)
+    assert main(["audit", str(long), "--out", str(tmp_path / "l"), "--n-boot", "20", "--no-progress"]) == 0
+    assert "30 examples" in (tmp_path / "l" / "report.md").read_text()
+    # named as scenarios on purpose, they are audited as such
+    cols = sorted(df["item"].unique())
+    assert main(["audit", str(wide), "--out", str(tmp_path / "s"), "--n-boot", "20", "--no-progress",
+                 "--scenarios", ",".join(cols)]) == 0
+
+
+def test_a_leaderboard_with_a_few_columns_named_like_task_and_number_is_a_table(tmp_path):
+    rng = np.random.default_rng(1)
+    board = pd.DataFrame(rng.random((6, 3)).round(3), index=[f"m{i}" for i in range(6)],
+                         columns=["WMT/2014", "WMT/2016", "MMLU"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        res = audit(board, n_boot=20, progress=False)
+    assert res.settings["n_scenarios"] == 3
+
+
+def test_the_header_counts_the_examples_not_evaluated(tmp_path):
+    df = _long()
+    df.loc[[3, 40, 200], "score"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # from_long's note of the NaN rows
+        res = audit(ResponseMatrix.from_long(df, groups="scenario"), n_boot=20, progress=False, n_jobs=1)
+    first = res.to_markdown().split("\n\n")[1]
+    assert first.startswith("8 models, 3 scenarios, 90 examples (3 of 720 results not evaluated, omitted), "
+                            "0 missing cells")
