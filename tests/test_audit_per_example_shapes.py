@@ -113,3 +113,24 @@ def test_the_header_counts_the_examples_not_evaluated(tmp_path):
     first = res.to_markdown().split("\n\n")[1]
     assert first.startswith("8 models, 3 scenarios, 90 examples (3 of 720 results not evaluated, omitted), "
                             "0 missing cells")
+
+
+def test_one_long_table_for_audit_and_the_loop_says_which_column_each_reads(tmp_path, capsys):
+    # audit's scenario column is the loop's task: each command says so, instead of ignoring it (select: one task
+    # 'all') or refusing it without the option that reads it (audit)
+    df = _long().assign(item=lambda d: d["item"].str.replace("/", "-"))  # ids that name no task
+    f = tmp_path / "long.csv"
+    df.to_csv(f, index=False)
+    assert main(["select", str(f), "--budget", "12", "--method", "random", "--out", str(tmp_path / "sel"),
+                 "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("column 'scenario' is not read") == 1 and "name it 'task'" in err
+    df.rename(columns={"scenario": "task"}).to_csv(f, index=False)
+    assert main(["select", str(f), "--budget", "12", "--method", "random", "--out", str(tmp_path / "sel2"),
+                 "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert "in 3 task(s)" in out and "is not read" not in err
+    assert main(["audit", str(f), "--out", str(tmp_path / "a"), "--n-boot", "20", "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip().endswith("its scenarios in column 'task': pass --by task")
+    assert main(["audit", str(f), "--by", "task", "--out", str(tmp_path / "a"), "--n-boot", "20",
+                 "--no-progress"]) == 0

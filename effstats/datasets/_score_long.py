@@ -24,7 +24,9 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
 
     cols = list(df.columns)
     if by not in cols:
-        raise ValueError(f"--by: column {by!r} not in the table (columns: {cols})")
+        # the loop's long tables name an item's task "task", which is the scenario here
+        hint = "; its scenarios in column 'task': pass --by task" if by == "scenario" and "task" in cols else ""
+        raise ValueError(f"--by: column {by!r} not in the table (columns: {cols}){hint}")
     _refuse_empty_names(df[model], model)
     df, _ = _percent(df)
     s = pd.to_numeric(df[score], errors="coerce")

@@ -293,6 +293,11 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
         if groups is None and "task" in df.columns and "task" not in (model, item, score) and item in df.columns:
             groups = ["task"]  # the items' task, as the loop reads it (lm-eval and HELM readers write it too)
             _refuse_items_in_two_tasks(df, item, p)
+        elif groups is None and "scenario" in df.columns and "scenario" not in (model, item, score):
+            # effstats audit's name for an item's group: not the loop's, which would split its budget over it
+            warnings.warn(f"path: {p.name}: column 'scenario' is not read (the items' tasks are read from a 'task' "
+                          "column, else from item ids <task>/<id>): name it 'task' to read it as the items' task",
+                          UserWarning, stacklevel=4)
         if score in df.columns:
             df = _true_false(df, [score], missing)
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
