@@ -81,6 +81,12 @@ def test_a_wide_table_of_one_column_per_example_is_refused_naming_the_long_layou
                                                "examples of 3 tasks, <task>/<doc>")
     assert "long table with the columns model, scenario, item and score" in err[0]
     assert not (tmp_path / "w" / "report.md").exists()
+    # said from the header, before the cells are read (minutes on tens of thousands of columns): a bad cell of such a
+    # file gets the same answer
+    text = wide.read_text().splitlines()
+    wide.write_text("\n".join([text[0], text[1].rsplit(",", 1)[0] + ",oops", *text[2:]]) + "\n")
+    assert main(["audit", str(wide), "--out", str(tmp_path / "w"), "--n-boot", "20", "--no-progress"]) == 2
+    assert "score columns are named as examples of 3 tasks" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"^SCORES: its 30 score columns are named as examples of 3 tasks"):
         audit(df.pivot(index="model", columns="item", values="score"), n_boot=20, progress=False)
     # the same results as the long table it came from are audited per example

@@ -167,7 +167,27 @@ def _refuse_title_line(path: Path, encoding: str, sep: str, skip: int, error: st
                          "any blank line after it)")
 
 
-def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
+# an lm-eval document id, "<task>/<doc_id>", as the loop reads an item's task from it
+_DOCUMENT = re.compile(r"(.+)/\d+")
+
+
+def per_example_columns(names: Any) -> str:
+    """The refusal of a wide score table whose score columns ``names`` are all named as examples of a few tasks
+    (``<task>/<doc>``, two or more a task, twenty or more columns): per-example results that a models × scenarios
+    audit would read one scenario a column. "" for other names."""
+    names = [str(n) for n in names]
+    found = [_DOCUMENT.fullmatch(n) for n in names]
+    tasks = {m.group(1) for m in found if m}
+    if len(names) < 20 or not all(found) or 2 * len(tasks) > len(names):
+        return ""
+    return (f"SCORES: its {len(names)} score columns are named as examples of {len(tasks)} "
+            f"task{'s' if len(tasks) > 1 else ''}, <task>/<doc> (e.g. {_plain(names[0])!r}): a wide table is audited "
+            "as models × scenarios, each column a scenario; give per-example results as a long table with the columns "
+            "model, scenario, item and score (a row per model and example), or name the columns to audit as scenarios "
+            "with --scenarios")
+
+
+def _read_text_table(path: Path, header_check: Any = None) -> tuple[pd.DataFrame, str, list[str]]:
     """A CSV/TSV file as text cells (empty = missing), its separator and header, refusing what pandas would misread
     without a word: a NUL byte (pandas ends the field there) and a row with fewer fields than the header (a cut line,
     whose missing fields would read as not evaluated). The cells come out plain (:func:`._cells.plain_cells`: decimal
@@ -181,6 +201,8 @@ def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
         head = _header(path, sep, encoding, skip)
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
+    if header_check is not None:  # before the cells are read, which takes long for thousands of columns
+        header_check(head)
     if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
         _refuse_nul(path, sep, _compression(path), name="SCORES")
     try:

@@ -26,7 +26,7 @@ from ._model_names import (_example_text, _has_markup, _is_link_column, _is_time
                            _plain_names, _refuse_empty_names, _refuse_transposed_board)
 from ._openllm_csv import _looks_openllm, read_openllm_csv
 from ._score_choices import _check_column_lists, _check_duplicates, _dedupe_with, _select, comma_note
-from ._score_files import _check_path, _drop_empty_trailing, _read_text_table
+from ._score_files import _DOCUMENT, _check_path, _drop_empty_trailing, _read_text_table, per_example_columns
 from ._score_headers import (_as_published, _is_aggregate, _lower_columns, _lower_note,  # noqa: F401 (re-exported)
                              _named_metadata, _named_published)
 from ._score_long import _read_long
@@ -135,7 +135,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                                          or not all(isinstance(c, str) for c in higher_is_better)):
         raise ValueError(f"--higher-is-better: expected a list of column names, got {_plain(higher_is_better)!r:.80}")
     path = _check_path(path)
-    df, sep, head = _read_text_table(path)
+    df, sep, head = _read_text_table(path, header_check=None if scenarios else _refuse_per_example_header)
     df, head = _drop_empty_trailing(df, head)
     if df.empty and len(df.columns):
         header = _name_list([repr(str(c)) for c in df.columns], 5)
@@ -239,6 +239,16 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     if notes:
         wide.attrs["note"] = " ".join(filter(None, [*notes, wide.attrs.get("note", "")]))
     return wide, published
+
+
+def _refuse_per_example_header(head: list[str]) -> None:
+    """Refuse, from its header alone, a wide table of a model column and one column per example (``<task>/<doc>``):
+    reading its cells first would take minutes on tens of thousands of columns (the audit refuses it again after the
+    read where other columns stand beside them)."""
+    docs = [h for h in head if _DOCUMENT.fullmatch(str(h))]
+    said = per_example_columns(docs) if len(head) - len(docs) <= 1 else ""
+    if said:
+        raise ValueError(said)
 
 
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",

@@ -1,7 +1,6 @@
 """The audit's reading and judging of its input: score files and frames, published aggregates, and score scales."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from .._published import _decimals, _detect_published
 from .._shared import _name_list, _plain
 from .._scales import RATING_MAX, names_percent, score_scales
 from ..datasets._cells import PercentColumnsWarning, _refuse_stray_cells
+from ..datasets._score_files import per_example_columns
 from ._benchmark import _negated_columns, no_scenario_column
 from ._render import _SCORE_NAME
 
@@ -346,10 +346,6 @@ def _read_file(path: str | Path, judge_scale: bool = True,
     return data, pub, read_notes + [f"**Warning**: {m}" for m in said], helm
 
 
-# an lm-eval document id, "<task>/<doc_id>": the loop's reader takes the task from it (effstats.workflow)
-_DOCUMENT = re.compile(r"(.+)/\d+")
-
-
 def _per_example_layouts(data: Any, by: str, scenarios: Any, notes: list[str]) -> None:
     """Per-example results about to be audited as a models × scenarios table, each example a scenario (whose
     advice differs: hundreds of "scenarios" that agree look robust). A wide table whose score columns are all
@@ -359,16 +355,9 @@ def _per_example_layouts(data: Any, by: str, scenarios: Any, notes: list[str]) -
     such as the bundled ImageNet classes, is that table)."""
     import warnings
 
-    if isinstance(data, pd.DataFrame) and not scenarios and data.shape[1] >= 20:
-        names = [str(c) for c in data.columns]
-        found = [_DOCUMENT.fullmatch(n) for n in names]
-        tasks = {m.group(1) for m in found if m}
-        if all(found) and 2 * len(tasks) <= len(names):
-            raise ValueError(f"SCORES: its {len(names)} score columns are named as examples of {len(tasks)} "
-                             f"task{'s' if len(tasks) > 1 else ''}, <task>/<doc> (e.g. {_plain(names[0])!r}): a wide "
-                             "table is audited as models × scenarios, each column a scenario; give per-example "
-                             "results as a long table with the columns model, scenario, item and score (a row per "
-                             "model and example), or name the columns to audit as scenarios with --scenarios")
+    said = per_example_columns(data.columns) if isinstance(data, pd.DataFrame) and not scenarios else ""
+    if said:
+        raise ValueError(said)
     hint = no_scenario_column(data, by)
     if hint:
         msg = f"SCORES: audited as a models × scenarios table: {hint}"
