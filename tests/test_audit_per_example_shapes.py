@@ -140,3 +140,21 @@ def test_one_long_table_for_audit_and_the_loop_says_which_column_each_reads(tmp_
     assert capsys.readouterr().err.strip().endswith("its scenarios in column 'task': pass --by task")
     assert main(["audit", str(f), "--by", "task", "--out", str(tmp_path / "a"), "--n-boot", "20",
                  "--no-progress"]) == 0
+
+
+def test_a_leaderboard_straight_from_read_csv_is_told_to_index_its_model_names(tmp_path):
+    from effstats.reliability import mean_win_rate
+
+    board = pd.DataFrame({"Model": ["a", "b", "c"], "X": [0.5, 0.3, 0.2], "Y": [0.4, 0.6, 0.1]})
+    with pytest.raises(ValueError, match=r"^scores: column 'Model' has non-numeric values, e\.g\. 'a'; to read it as "
+                                         r"the model names: table\.set_index\('Model'\)$"):
+        mean_win_rate(board)
+    # as suggested it reads: each model's share of the others beaten, averaged over X and Y
+    beaten = [(np.sum(board[c].to_numpy() < v) / 2) for c in ("X", "Y") for v in board[c]]
+    want = np.reshape(beaten, (2, 3)).mean(axis=0)
+    np.testing.assert_allclose(mean_win_rate(board.set_index("Model")).to_numpy(), want)
+    # a text cell among scores is no column of names: said as before
+    bad = board.set_index("Model").astype(object)
+    bad.loc["b", "X"] = "oops"
+    with pytest.raises(ValueError, match=r"^scores: column 'X' has non-numeric values, e\.g\. 'oops'$"):
+        mean_win_rate(bad)

@@ -336,8 +336,12 @@ class Benchmark(ReadOnlyFields):
             bad = num.isna() & data.notna() & (data.astype(str).apply(lambda c: c.str.strip()) != "-")
             if bad.any().any():
                 col = bad.any().idxmax()
+                # a frame straight from pd.read_csv: its model names are a column, not the index
+                names = (isinstance(data.index, pd.RangeIndex) and bad[col].all() and not data[col].duplicated().any()
+                         and not bad.drop(columns=col).any().any())
+                hint = f"; to read it as the model names: table.set_index({_plain(col)!r})" if names else ""
                 raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. "
-                                 f"{_plain(data.loc[bad[col], col].iloc[0])!r}")
+                                 f"{_plain(data.loc[bad[col], col].iloc[0])!r}{hint}")
             if groups is None:
                 num = _without_aggregates(num, name)
             arr = check_array(num.to_numpy(dtype=float, na_value=np.nan), name, ndim=2, allow_nan=True)
