@@ -158,3 +158,20 @@ def test_a_leaderboard_straight_from_read_csv_is_told_to_index_its_model_names(t
     bad.loc["b", "X"] = "oops"
     with pytest.raises(ValueError, match=r"^scores: column 'X' has non-numeric values, e\.g\. 'oops'$"):
         mean_win_rate(bad)
+
+
+def test_the_duplicates_warning_names_the_column_of_run_times_to_sort_by(tmp_path, capsys):
+    # an Open LLM details export (leaderboards/mmlu): two runs of a model told apart by a timestamp, the file sorted
+    # by score, so that the last row in file order is not the latest run
+    p = tmp_path / "mmlu.tsv"
+    rows = ["model_name\tsplit_name\ta\tb", "x\t2024-01-02T11-05-01.000001\t0.6\t0.7",
+            "y\t2023-11-01T00-00-00.5\t0.5\t0.6", "x\t2023-12-10T04-42-16.291896\t0.4\t0.5",
+            "z\t2023-10-01 08:30:00\t0.3\t0.2"]
+    p.write_text("\n".join(rows) + "\n")
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--n-boot", "20", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "kept the last row of each in file order (no date column is read: sort the rows by 'split_name', which " \
+           "holds times, to keep the latest)" in err
+    # the refusal on request still suggests no column of times as the model column
+    assert main(["audit", str(p), "--out", str(tmp_path / "o2"), "--no-progress", "--duplicates", "error"]) == 2
+    assert "--model 'split_name'" not in capsys.readouterr().err

@@ -57,10 +57,11 @@ def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequen
     return wide
 
 
-def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFrame:
+def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "", order: str = "") -> pd.DataFrame:
     """Rows sharing a model name (resubmissions): refused, or one row kept or their mean, said in a warning.
 
-    ``wide`` holds numbers (NaN = not evaluated); "mean" averages each column over the evaluated rows.
+    ``wide`` holds numbers (NaN = not evaluated); "mean" averages each column over the evaluated rows. ``order``:
+    a column of the file holding times (a run's timestamp), named where a row is kept by its place in the file.
     """
     dup = wide.index.duplicated(keep=False)
     if not dup.any():
@@ -76,21 +77,21 @@ def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFr
         how = "averaged their rows"
     else:
         out = wide[~wide.index.duplicated(keep=duplicates)]
-        how = (f"kept the {duplicates} row of each in file order (no date column is read: sort the rows to keep "
-               "the latest)")
+        how = (f"kept the {duplicates} row of each in file order (no date column is read: sort the rows"
+               + (f" by {order!r}, which holds times," if order else "") + " to keep the latest)")
     warnings.warn(f"--duplicates: {n} model(s) appear in more than one row ({rows} rows, e.g. {eg}); {how}"
                   f" (--duplicates error|first|last|mean){hint}", UserWarning, stacklevel=3)
     return out
 
 
 def _dedupe_with(num: pd.DataFrame, published: pd.Series | None, duplicates: str,
-                 hint: str) -> tuple[pd.DataFrame, pd.Series | None]:
+                 hint: str, order: str = "") -> tuple[pd.DataFrame, pd.Series | None]:
     """Resolve repeated models in the scores and the published aggregate alike (they share the rows)."""
     if not num.index.has_duplicates:
         return num, published
     key = "\0published"  # a column name no table uses
     both = num.assign(**{key: published.to_numpy()}) if published is not None else num
-    both = _dedupe(both, duplicates, hint=hint)
+    both = _dedupe(both, duplicates, hint=hint, order=order)
     if published is None:
         return both, None
     pub = both.pop(key)

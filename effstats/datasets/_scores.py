@@ -221,11 +221,13 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         notes.append(f"Cells of two numbers ('a/b', two metrics of one task) in {named} are read as their mean, as "
                      "GLUE's score does.")
     wide = df.set_index(mcol)
-    hint = ""
+    hint = order = ""
     if wide.index.has_duplicates:
         unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
                        and pd.to_numeric(df[c], errors="coerce").isna().all() and not _is_timestamps(df[c])]
         hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
+        # a run's timestamp (an Open LLM details export's split_name): the column to sort by to keep the latest run
+        order = next((str(c) for c in cols if c != mcol and df[c].notna().all() and _is_timestamps(df[c])), "")
         n_distinct = wide.index.nunique()
         if unique_text and "--model" not in explicit and n_distinct <= len(wide) // 2:
             # most rows share a "model" with another row while a text column names every row: the id column is a
@@ -233,7 +235,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
             raise ValueError(f"--model: column {str(mcol)!r} names {n_distinct} distinct values for {len(wide)} rows; "
                              f"column {unique_text[0]!r} names every row: pass --model {unique_text[0]!r}")
     decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
-    wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint,
+    wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint, order=order,
                                    names=(path.stem, path.parent.name), decimals=decimals,
                                    higher_is_better=higher_is_better)
     if notes:
@@ -251,7 +253,7 @@ def _refuse_per_example_header(head: list[str]) -> None:
         raise ValueError(said)
 
 
-def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",
+def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "", order: str = "",
                  names: Sequence[str] = (), decimals: dict | None = None,
                  higher_is_better: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
     """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved,
@@ -336,7 +338,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         out = sel.apply(pd.to_numeric, errors="coerce")
         lower = _lower_columns(out.columns, higher_is_better, warn=True)
         out[lower] = -out[lower]
-        out, published = _dedupe_with(out, published, duplicates, hint)
+        out, published = _dedupe_with(out, published, duplicates, hint, order)
         if lower:
             out.attrs.update(note=_lower_note(lower), lower_is_better=lower)
         return out, published
@@ -402,7 +404,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                          + (f" after dropping metadata {meta}; name them with --scenarios" if meta else "")
                          + (f" ({_name_list(repr(str(c)) for c in set_aside)} read as the published aggregate)"
                             if set_aside else ""))
-    num, published = _dedupe_with(num, published, duplicates, hint)
+    num, published = _dedupe_with(num, published, duplicates, hint, order)
     if notes:
         num.attrs["note"] = " ".join(notes)
     if lower:  # negative as read, not as written (as a HELM table's lower_is_better columns)
