@@ -175,3 +175,4 @@ def test_the_duplicates_warning_names_the_column_of_run_times_to_sort_by(tmp_pat
     # the refusal on request still suggests no column of times as the model column
     assert main(["audit", str(p), "--out", str(tmp_path / "o2"), "--no-progress", "--duplicates", "error"]) == 2
     assert "--model 'split_name'" not in capsys.readouterr().err
+

@@ -177,3 +177,12 @@ def test_responses_without_a_right_or_a_wrong_answer_are_refused(fill, word):
     some = (np.random.default_rng(0).random((15, 40)) < 0.6).astype(float)
     with pytest.raises(ValueError, match=rf"^responses: every observed response is {int(fill)}"):
         IRT2PL().fit(np.where(some == 1 - fill, np.nan, fill))  # the observed cells alike, the others missing
+
+
+def test_irt_predict_proba_given_answers_says_it_takes_abilities():
+    Y = (np.random.default_rng(0).random((30, 40)) < np.linspace(0.2, 0.9, 40)).astype(float)
+    m = IRT2PL(random_state=0).fit(Y[:25])
+    with pytest.raises(ValueError, match=r"^theta: expected abilities of shape \(n_models, 1\), got \(5, 40\), one "
+                                         r"column per item: pass abilities, IRT2PL\.predict_proba\(IRT2PL\.abilities"):
+        m.predict_proba(Y[25:])
+    np.testing.assert_allclose(m.predict_proba(m.abilities(Y[25:])).shape, (5, 40))
