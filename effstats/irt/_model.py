@@ -683,12 +683,14 @@ class IRT2PL(BaseEstimator):
             ``sigmoid(θ_m · a_i − b_i)``.
         """
         check_is_fitted(self, "a_")
-        if theta is not None and np.ndim(theta) == 2 and np.shape(theta)[1] not in (self.a_.shape[1], 0) \
-                and np.shape(theta)[1] == len(self._item_positions(items)):
+        try:
+            shape = () if theta is None else np.shape(theta)
+        except ValueError:  # a ragged sequence: check_array below names it
+            shape = ()
+        if len(shape) == 2 and shape[1] not in (self.a_.shape[1], 0) and shape[1] == len(self._item_positions(items)):
             # answers where abilities are wanted (scikit-learn's predict_proba takes the data)
-            raise ValueError(f"theta: expected abilities of shape (n_models, {self.a_.shape[1]}), got "
-                             f"{np.shape(theta)}, one column per item: pass abilities, "
-                             "IRT2PL.predict_proba(IRT2PL.abilities(responses))")
+            raise ValueError(f"theta: expected abilities of shape (n_models, {self.a_.shape[1]}), got {shape}, one "
+                             "column per item: pass abilities, IRT2PL.predict_proba(IRT2PL.abilities(responses))")
         th = self.theta_ if theta is None else check_array(theta, "theta", ndim=2, shape=(None, self.a_.shape[1]))
         idx = self._item_positions(items)
         return _sigmoid(th @ self.a_[idx].T - self.b_[idx])
