@@ -314,7 +314,8 @@ def _main(argv: Sequence[str] | None) -> int:
             raise ValueError(f"--jobs: expected a positive integer, got {args.jobs}")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
-            _run_audit(args.scores, args.out, format=args.format, table=args.table, by=args.by or "scenario",
+            by = "scenario" if args.by is None else args.by  # an empty --by is refused, not read as the default
+            _run_audit(args.scores, args.out, format=args.format, table=args.table, by=by,
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
                   target=args.target, seed=args.seed, progress=False if args.no_progress else None,

@@ -201,6 +201,31 @@ def test_a_csv_named_parquet_is_read_by_its_bytes(tmp_path):
         read_results(tmp_path / "junk.parquet")
 
 
+def test_json_lines_named_csv_are_refused_as_json_lines(tmp_path, capsys):
+    # by content: the fields of JSON lines read as a table are keys and values, refused as non-numeric columns
+    rows = [{"model": f"m{m}", "scenario": f"s{j}", "score": 0.1 * (m + j)} for m in range(4) for j in range(3)]
+    (tmp_path / "board.csv").write_text("\n" + "".join(json.dumps(r) + "\n" for r in rows))
+    code, err = _run([tmp_path / "board.csv", "--out", tmp_path / "out"], capsys)
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("effstats audit: error: SCORES: board.csv holds JSON lines (its first non-blank line is a "
+                          "JSON object), not a CSV/TSV table"), err
+    # a table whose header starts with a brace is still a table
+    pd.DataFrame({"{model": [f"m{m}" for m in range(4)], "s0": [0.1, 0.5, 0.3, 0.7],
+                  "s1": [0.2, 0.4, 0.6, 0.8]}).to_csv(tmp_path / "brace.csv", index=False)
+    code, err = _run([tmp_path / "brace.csv", "--model", "{model", "--out", tmp_path / "out2"], capsys)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("option", ["--model", "--by", "--item", "--score"])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_column_option_is_refused_naming_it(tmp_path, capsys, option, value):
+    # not read as the default column: the default's name would then appear in a refusal the user cannot place
+    rows = [(f"m{m}", f"s{j}", f"s{j}/{i}", float((m + i) % 2)) for m in range(4) for j in range(2) for i in range(3)]
+    pd.DataFrame(rows, columns=["model", "scenario", "item", "score"]).to_csv(tmp_path / "long.csv", index=False)
+    code, err = _run([tmp_path / "long.csv", option, value, "--out", tmp_path / "out"], capsys)
+    assert code == 2 and err == f"effstats audit: error: {option}: expected a column name, got {value!r}\n", err
+    assert not (tmp_path / "out").exists()
+
 def test_lm_eval_samples_with_a_byte_order_mark_are_read(tmp_path):
     from effstats import ResponseMatrix
     from effstats.datasets import read_lm_eval_samples

@@ -479,3 +479,40 @@ def test_estimate_names_out_where_it_is_a_file(loop, capsys, tmp_path):
         err = _one_error(["estimate", root / "sel", tmp_path / "new.csv", "--out", out], capsys)
         assert err.startswith(f"effstats estimate: error: --out: {str(out)!r} {said}"), err
     assert (tmp_path / "afile").read_text() == "mine"
+
+
+@pytest.mark.parametrize("rule", [["--half-width", 0.3], ["--against", "m03"]])
+@pytest.mark.parametrize("action", ["status", "update"])
+def test_reference_is_refused_on_a_run_that_reads_none(loop, capsys, tmp_path, rule, action):
+    # --reference applies to adaptive and corrected runs only: elsewhere, even a path that does not exist would be
+    # ignored without a word, as select's --metric would be for a table (refused there too)
+    root, items, new = loop
+    code, _, err = _run(["sequential", "start", root / "ref.csv", *rule, "--initial", 6, "--batch", 6, "--out",
+                         tmp_path / "s"], capsys)
+    assert code == 0, err
+    before = (tmp_path / "s" / "state.json").read_bytes()
+    args = [tmp_path / "s"] + ([root / "ref.csv"] if action == "update" else [])
+    err = _one_error(["sequential", action, *args, "--reference", tmp_path / "nowhere.csv"], capsys)
+    kind = "a precision run without the logistic correction" if "--half-width" in rule else "an efficacy run"
+    assert err == (f"effstats sequential {action}: error: --reference: this run reads no reference data ({kind}; "
+                   "adaptive runs and corrected precision runs do): leave it out"), err
+    assert (tmp_path / "s" / "state.json").read_bytes() == before
+
+
+def test_sequential_update_reads_an_escaped_comma_in_model_as_estimate_does(loop, capsys, tmp_path):
+    root, items, new = loop
+    code, _, err = _run(["sequential", "start", root / "ref.csv", "--half-width", 0.3, "--initial", 6, "--batch", 6,
+                         "--out", tmp_path / "s"], capsys)
+    assert code == 0, err
+    batch = pd.read_csv(tmp_path / "s" / "batch_001" / "items.csv")["item"].tolist()
+    truth = pd.read_csv(root / "ref.csv")
+    rows = truth[(truth["model"] == "m03") & truth["item"].isin(batch)]
+    pd.concat([rows.assign(model="a,b"), rows.assign(model="c")])[["model", "item", "score"]].to_csv(
+        tmp_path / "b1.csv", index=False)
+    err = _one_error(["sequential", "update", tmp_path / "s", tmp_path / "b1.csv", "--model", "a,b"], capsys)
+    assert "--model: sequential update evaluates one model, got 2 names ('a', 'b'); a comma inside a model's name " \
+           "is written \\, (--model 'a\\,b')" in err, err
+    code, out, err = _run(["sequential", "update", tmp_path / "s", tmp_path / "b1.csv", "--model", "a\\,b"], capsys)
+    assert code == 0, err
+    assert f"score {rows['score'].mean():.4f}" in out
+    assert json.loads((tmp_path / "s" / "state.json").read_text())["model"] == "a,b"

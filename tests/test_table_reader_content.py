@@ -139,6 +139,20 @@ def test_read_results_detects_a_table_by_its_content(tmp_path):
         read_results(tmp_path / "book.xlsx")
 
 
+@pytest.mark.parametrize("name", ["scores.csv", "scores.tsv.gz"])
+def test_json_lines_under_a_table_name_are_refused_as_json_lines(tmp_path, name):
+    # decided by content (the first non-blank line a JSON object, here after a BOM and a blank line), not refused
+    # as a table of non-numeric columns
+    text = "\ufeff\n" + "".join(r.to_json() + "\n" for _, r in _long().iterrows())
+    data = gzip.compress(text.encode()) if name.endswith(".gz") else text.encode()
+    (tmp_path / name).write_bytes(data)
+    said = "holds JSON lines \\(its first non-blank line is a JSON object\\), not a CSV/TSV table"
+    with pytest.raises(ValueError, match=f"^source: .*{name.replace('.', '[.]')} {said}"):
+        read_results(tmp_path / name)
+    with pytest.raises(ValueError, match=f"^path: {name.replace('.', '[.]')} {said}"):
+        read_scores_csv(tmp_path / name)
+
+
 def test_damaged_or_foreign_encodings_are_named(tmp_path):
     cut = tmp_path / "cut.csv"
     cut.write_bytes(gzip.compress(_long().to_csv(index=False).encode())[:30])

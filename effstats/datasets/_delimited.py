@@ -69,6 +69,32 @@ def _open_bytes(p: Path, compression: str | None) -> Any:
     return pd.io.common.get_handle(p, "rb", compression=compression, is_text=False)
 
 
+def refuse_json_lines(p: Path, compression: str | None, name: str = "path", expected: str = "") -> None:
+    """Raise where the file holds JSON lines (its first non-blank line parses as a JSON object) whatever its name:
+    read as a table, its fields would be JSON's keys and values, refused as non-numeric columns. ``expected``: what
+    the caller reads instead, appended to the message."""
+    import json
+
+    try:
+        with _open_bytes(p, compression) as handle:
+            f = getattr(handle, "handle", handle)
+            line = f.readline(_NUL_BLOCK)
+            while line and not line.lstrip(b"\xef\xbb\xbf").strip():  # blank lines (a BOM alone) before it
+                line = f.readline(_NUL_BLOCK)
+    except Exception:  # damaged compressed data (errors vary by compressor): the table reader names it
+        return
+    line = line.lstrip(b"\xef\xbb\xbf").strip()
+    if not line.startswith(b"{"):  # a table's header does not: most files are decided without parsing
+        return
+    try:
+        is_object = isinstance(json.loads(line), dict)
+    except ValueError:  # UnicodeDecodeError too
+        return
+    if is_object:
+        raise ValueError(f"{name}: {p.name} holds JSON lines (its first non-blank line is a JSON object), not a "
+                         f"CSV/TSV table{expected}")
+
+
 def _refuse_nul(p: Path, sep: str, compression: str | None, name: str = "path") -> None:
     """Raise naming the line and the column of the first NUL character: pandas' parser ends a field there, which
     would read ``"a\\0b"`` as ``"a"``, another row's id, without a word. ``name``: the argument the message names."""

@@ -21,7 +21,8 @@ import pandas as pd
 from .._shared import RepeatedKeyError, _plain, json_object
 from .._user_files import refuse_url
 from ._cells import plain_cells
-from ._delimited import _compression, _refuse_nul, excel_sep_hint, refuse_short_rows, refuse_workbook
+from ._delimited import (_compression, _refuse_nul, excel_sep_hint, refuse_json_lines, refuse_short_rows,
+                         refuse_workbook)
 from ._files import _compression_of
 
 
@@ -194,6 +195,8 @@ def _read_text_table(path: Path, header_check: Any = None) -> tuple[pd.DataFrame
     commas, thousands separators, typographic minus signs, not-evaluated markers as '-')."""
     encoding = _encoding(path)
     _refuse_markdown(path, encoding)
+    refuse_json_lines(path, _compression(path), "SCORES", "; SCORES is a table, a HELM groups JSON or an Open LLM "
+                      "/ lm-eval results JSON (or a folder of them)")
     hint = excel_sep_hint(path, encoding) if _compression(path) is None else None
     skip = 1 if hint else 0  # Excel's "sep=;" line names the delimiter: not the header
     try:

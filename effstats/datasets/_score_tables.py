@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._shared import _is_float, _name_list, _plain, _repeated, _sorted_codes
 from ..responses import ResponseMatrix
-from ._delimited import _other_separator, _read_delimited, _TextColumns, record_line
+from ._delimited import _compression, _other_separator, _read_delimited, _TextColumns, record_line, refuse_json_lines
 from ._files import _check_duplicates
 from ._long_read import _read_long
 from ._summaries import summary_model_rows
@@ -124,6 +124,8 @@ def read_scores_csv(
     p = Path(path).expanduser()
     if not p.is_file():
         raise FileNotFoundError(f"path: {str(p)!r} does not exist")
+    refuse_json_lines(p, _compression(p), expected="; lm-evaluation-harness logs are read under their names "
+                      "(samples_*.jsonl) or from their folder")
     text = _TextColumns(model, item, groups, missing_marker)
     if format != "wide" and groups is None and kind is None:
         rm = _read_long(p, sep or ("\t" if ".tsv" in p.suffixes else ","), text, score, progress)

@@ -489,7 +489,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         Scenario column of a long table or of the ResponseMatrix's items.
     model, item, score : str, optional
         Column names of a long table (defaults "model", "item", "score"); ``model`` also names the model
-        column of a wide table.
+        column of a wide table. An empty name (here and for ``by``) is refused, not read as the default.
     scenarios, exclude : list of str, optional
         Score columns to audit / to leave out.
     higher_is_better : list of str, optional
@@ -604,6 +604,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         n_jobs = check_positive_int(n_jobs, "n_jobs")
     if scale not in ("auto", "fraction", "percent", "as-is"):
         raise ValueError(f"--scale: expected 'auto', 'fraction', 'percent' or 'as-is', got {scale!r}")
+    for arg, v in (("--by", by), ("--model", model), ("--item", item), ("--score", score)):
+        if isinstance(v, str) and not v.strip():  # not the default column: a name given empty is a mistake
+            raise ValueError(f"{arg}: expected a column name, got {v!r}")
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
         if (Path(out) / SWAP).is_file():  # a save a kill cut short: completed before the folder is judged by it

@@ -255,13 +255,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (as for effstats estimate)")
     up.add_argument("--model", default=None,
                     help="which model of NEW_RESULTS (when it holds several: a folder holding the reference models' "
-                         "runs too, as HELM's benchmark_output/runs/SUITE)")
+                         "runs too, as HELM's benchmark_output/runs/SUITE); a comma inside its name is written \\, "
+                         "(as for estimate --model)")
     up.add_argument("--metric", default=None, help="per-item metric (default: the reference's)")
     up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")
     up.add_argument("--reference", default=None,
                     help="adaptive runs and --correction: the reference data in the layout the run was started "
-                         "from, read instead of the run's copy (DIR/reference.npz) and of the path the state records")
+                         "from, read instead of the run's copy (DIR/reference.npz) and of the path the state records "
+                         "(refused for other runs, which read none)")
     up.add_argument("--no-progress", action="store_true",
                     help="accepted as on the other commands; update reads one batch and shows no progress bar")
     up.add_argument("--restrict-to-manifest", action="store_true",
@@ -283,7 +285,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     stat.add_argument("--reference", default=None,
                       help="adaptive runs and --correction: the reference data in the layout the run was started "
                            "from, read instead of the run's copy (DIR/reference.npz) and of the path the state "
-                           "records")
+                           "records (refused for other runs, which read none)")
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict,
@@ -331,21 +333,35 @@ def _tasks(args: argparse.Namespace) -> list[str] | None:
         _warn_out_among_inputs(args)
     if getattr(args, "tasks", None) is None:
         return None
-    # each value splits at its commas, except escaped ones (a task name with a comma); values add up
-    tasks = [t.strip().replace("\\,", ",") for v in args.tasks for t in re.split(r"(?<!\\),", v) if t.strip()]
-    if not tasks:
-        raise ValueError(f"--tasks: expected comma-separated task names, got {','.join(args.tasks)!r}")
-    return tasks
+    return _names(args.tasks, "--tasks", "task")
+
+
+def _names(given: list[str], option: str, what: str) -> list[str]:
+    """The names an option's values give: each value split at its commas, except escaped ones (``\\,``, a comma
+    inside a name); the values add up."""
+    names = [n.strip().replace("\\,", ",") for v in given for n in re.split(r"(?<!\\),", v) if n.strip()]
+    if not names:
+        raise ValueError(f"{option}: expected comma-separated {what} names, got {','.join(given)!r}")
+    return names
 
 
 def _models(given: list[str] | None) -> list[str] | None:
-    """--model as a list of names: each value split at its commas (not at an escaped one, ``\\,``)."""
+    """estimate's --model as a list of names (:func:`_names`)."""
+    return None if given is None else _names(given, "--model", "model")
+
+
+def _one_model(given: str | None) -> str | None:
+    """sequential update's --model: one name, read as estimate reads each of its names (:func:`_names`)."""
     if given is None:
         return None
-    models = [m.strip().replace("\\,", ",") for v in given for m in re.split(r"(?<!\\),", v) if m.strip()]
-    if not models:
-        raise ValueError(f"--model: expected comma-separated model names, got {','.join(given)!r}")
-    return models
+    if not given.strip():
+        raise ValueError(f"--model: expected a model's name, got {given!r}")
+    names = _names([given], "--model", "model")
+    if len(names) > 1:
+        shown = ", ".join(repr(n) for n in names)
+        raise ValueError(f"--model: sequential update evaluates one model, got {len(names)} names ({shown}); a "
+                         "comma inside a model's name is written \\, (--model 'a\\,b')")
+    return names[0]
 
 
 def _select(args: argparse.Namespace) -> None:
@@ -640,8 +656,9 @@ def _update(args: argparse.Namespace) -> None:
     from ._report import _few_models_note
     from ._sequential import SequentialRun
 
+    model = _one_model(args.model)
     run = SequentialRun.load(args.state, reference=args.reference)
-    res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates,
+    res = run.update(args.new_results, model=model, metric=args.metric, duplicates=args.duplicates,
                      restrict_to_manifest=args.restrict_to_manifest, skip_failed=args.skip_failed,
                      allow_protocol_change=args.allow_protocol_change)
     path = run.save(args.state)

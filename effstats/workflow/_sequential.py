@@ -438,8 +438,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         Raises
         ------
         ValueError
-            ``directory`` is not a sequential state; ``reference`` is other data than the run was started from, or
-            refitting the item bank chooses other items than the run did.
+            ``directory`` is not a sequential state; ``reference`` is given to a run that reads no reference data
+            (an efficacy run, a precision run without the correction) or is other data than the run was started
+            from; or refitting the item bank chooses other items than the run did.
         """
         return cls._read(directory, reference)
 
@@ -452,10 +453,17 @@ class SequentialRun(_AdaptiveRule, _Report):
 
             recover_unlocked(run_folder(check_path(directory, "directory"), STATE))
         p, st = read_saved(directory, STATE, _FORMAT, "sequential state file", clean=clean)
+        kind = st["rule"]["kind"]
+        if reference is not None and kind != "adaptive" and not st["rule"].get("correction"):
+            # an option that does not apply is refused, as read_results refuses a metric for a table: a path that
+            # is ignored may be a mistake the user would not otherwise see
+            what = "a precision run without the logistic correction" if kind == "precision" else f"an {kind} run"
+            raise ValueError(f"reference: this run reads no reference data ({what}; adaptive runs and corrected "
+                             "precision runs do): leave it out")
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
         run._reference_given = reference is not None
-        if st["rule"]["kind"] == "adaptive":
+        if kind == "adaptive":
             run._reference = reread_reference(st["reference"], reference, run._directory, **_reread_args(st))
             run._replay_adaptive()
         elif st["rule"].get("correction"):
