@@ -878,11 +878,35 @@ def test_a_results_file_naming_a_task_twice_is_refused(tmp_path, capsys):
             f'{{"config_general": {{"model_name": "m{i}"}}, "results": {{"harness|arc:challenge|25": '
             f'{{"acc_norm": 0.{i}5}}, "harness|gsm8k|5": {{"acc": 0.{i}1}}, "harness|gsm8k|5": {{"acc": 0.9{i}}}, '
             f'"harness|hellaswag|10": {{"acc_norm": 0.5{i}}}}}}}')
-    with pytest.raises(ValueError, match=r"^SCORES: '.*m0.json' names the key 'harness\|gsm8k\|5' twice in one "
+    with pytest.raises(ValueError, match=r"^SCORES: '.*m0.json' line 1 names the key 'harness\|gsm8k\|5' twice in one "
                                          r"object"):
         read_openllm_json(tmp_path)
     assert main(["audit", str(tmp_path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
     assert "names the key 'harness|gsm8k|5' twice" in capsys.readouterr().err
+
+
+def test_a_results_file_naming_a_task_twice_is_refused_at_its_line(tmp_path, capsys):
+    """The file written one pair a line, as exports are: the refusal names the file, the line of the second
+    occurrence and the key, as the other JSON readers' do (gzip'd the same)."""
+    import gzip
+
+    doc = {"config_general": {"model_name": "m0"}, "results": {
+        "harness|arc:challenge|25": {"acc_norm": 0.5}, "harness|gsm8k|5": {"acc": 0.1},
+        "harness|hellaswag|10": {"acc_norm": 0.5}}}
+    lines = json.dumps(doc, indent=2).splitlines()
+    at = next(k for k, ln in enumerate(lines) if '"harness|hellaswag|10"' in ln)
+    lines[at:at] = ['    "harness|gsm8k|5": {"acc": 0.9},']  # the second occurrence, on line at + 1
+    text = "\n".join(lines)
+    assert json.loads(text)["results"]["harness|gsm8k|5"] == {"acc": 0.9}  # json reads it last-wins
+    said = (f"line {at + 1} names the key 'harness|gsm8k|5' twice in one object (a hand edit?); keep one of them")
+    (tmp_path / "m0.json").write_text(text)
+    with pytest.raises(ValueError) as e:
+        read_openllm_json(tmp_path / "m0.json")
+    assert str(e.value) == f"SCORES: {str(tmp_path / 'm0.json')!r} {said}"
+    (tmp_path / "m0.json").write_bytes(gzip.compress(text.encode()))  # compressed: told by its first bytes
+    assert main(["audit", str(tmp_path / "m0.json"), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith(f"m0.json' {said}"), err
 
 
 def test_audit_of_helm_run_folders_says_what_they_are(tmp_path, capsys):

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._shared import RepeatedKeyError, _plain, json_object
-from .._user_files import refuse_url
+from .._shared import RepeatedKeyError, _plain
+from .._user_files import json_loads, refuse_url, repeated_key_said
 from ._cells import plain_cells
 from ._delimited import (_compression, _refuse_nul, excel_sep_hint, refuse_json_lines, refuse_short_rows,
                          refuse_workbook)
@@ -59,10 +59,9 @@ def _read_json(p: Path) -> Any:
             raise ValueError(f"SCORES: {str(p)!r} is a {opener.__name__} file that cannot be decompressed "
                              f"({type(exc).__name__}: truncated or damaged?)") from None
     try:
-        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=json_object)
-    except RepeatedKeyError as exc:
-        raise ValueError(f"SCORES: {str(p)!r} names the key {exc.args[0]!r} twice in one object (two runs merged by "
-                         "hand?): JSON readers keep the last without a word; keep one of them") from None
+        return json_loads(raw.decode("utf-8-sig"))
+    except RepeatedKeyError as exc:  # JSON readers keep the last value without a word
+        raise ValueError(f"SCORES: {str(p)!r} {repeated_key_said(exc)}") from None
     except RecursionError:
         raise ValueError(f"SCORES: {str(p)!r} is nested too deeply to read as JSON (a score file is a list of "
                          "tables or an object of results)") from None
