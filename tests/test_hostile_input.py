@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 from effstats import ResponseMatrix
-from effstats._escape import csv_cell, csv_safe, html_text, md_text
+from effstats._escape import csv_cell, csv_safe, html_text, line_text, md_text
 from effstats.cli import main
 from effstats.datasets import read_lm_eval_samples, simulate_responses
 from effstats.workflow import Selection, SequentialRun, estimate, read_results, write_lm_eval_samples
@@ -115,7 +115,9 @@ def test_estimate_reports_escape_every_name(loop, capsys, tmp_path):
     _inert(html, "html")
     _inert(md, "md")
     assert "left out: t|2" in html and html_text(IMG) in html  # said, as text
-    assert md_text(NEW) in md and md_text(IMG) in md
+    assert md_text(NEW) in md and md_text(IMG) in md and "left out: t\\|2" in md
+    # the terminal's report is text: the names as they are, their line breaks as escapes
+    assert "left out: t|2" in out and f"| {line_text(NEW)} |" in out and f"({line_text(IMG)}, " in out, out
     for name in ("estimate.csv", "tasks.csv"):
         _no_formula(tmp_path / "e" / name)
     tasks = pd.read_csv(tmp_path / "e" / "tasks.csv")
@@ -137,13 +139,17 @@ def test_sequential_decision_escapes_the_names(loop, capsys, tmp_path):
     run = SequentialRun.load(seq)
     k = 0
     while not run.stopped:
-        code, _, err = _run(["sequential", "update", seq, _results(truth, run.next_items, tmp_path / f"b{k}.csv")],
-                            capsys)
+        code, out, err = _run(["sequential", "update", seq, _results(truth, run.next_items, tmp_path / f"b{k}.csv")],
+                              capsys)
         assert code == 0, err
         run, k = SequentialRun.load(seq), k + 1
     md = (seq / "decision.md").read_text()
     _inert(md, "md")
     assert md.startswith(f"# Sequential evaluation: {md_text(NEW)} against {md_text(LINK)}")
+    # the decision printed at the stop is text: the names as they are (no Markdown escapes), their line breaks and
+    # control characters as escapes
+    assert out.startswith(f"# Sequential evaluation: {line_text(NEW)} against {line_text(LINK)} ("), out
+    assert "\\|" not in out and "\\<" not in out and "Decision: **" in out, out
     _no_formula(seq / "looks.csv")
     for f in seq.glob("batch_*/items.csv"):
         _no_formula(f)

@@ -666,7 +666,7 @@ def _update(args: argparse.Namespace) -> None:
         print(f"read the {len(run.state['looks'][-1]['items'])} items of batch {len(run.state['looks']):03d} from "
               f"NEW_RESULTS; left out its {run.n_left_out} other item(s) (--restrict-to-manifest)")
     if run.stopped:
-        print(run.to_markdown(), end="")
+        print(run._render(line_text), end="")  # the decision as text: decision.md escapes for Markdown
         print(f"written: {line_text(str(path))}")
     else:
         rule = run.state["rule"]

@@ -349,8 +349,8 @@ class Estimate:
         lines = [f"# Estimate from {chosen} of {of:,} items", ""]
         if len(self.omitted_tasks):
             lines += [f"**Scored on {len(self.scored_tasks)} of the manifest's {len(sel.tasks)} tasks only** "
-                      f"({', '.join(map(md_text, self.scored_tasks))}); left out: "
-                      f"{', '.join(map(md_text, self.omitted_tasks))}. "
+                      f"({', '.join(map(text, self.scored_tasks))}); left out: "
+                      f"{', '.join(map(text, self.omitted_tasks))}. "
                       "The score, its interval and the rank (against the reference models on the same tasks) are not "
                       "the whole benchmark's.", ""]
         lines += [
@@ -361,7 +361,7 @@ class Estimate:
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
-        lines += protocol_note(self.protocol_changes, "The estimate and the rank")
+        lines += protocol_note(self.protocol_changes, "The estimate and the rank", text)
         if sel.method == "auto":
             kinds = {p.task: ("design-based interval" if p.design_based else
                               "model-based interval, cross-validated over the reference models")
@@ -409,7 +409,7 @@ class Estimate:
                              f"{int(r.n_evaluated)} |")
         if len(self.unranked):
             lines += ["", "Left out of the ranking (no result on some task): "
-                      f"{', '.join(map(md_text, self.unranked))}."]
+                      f"{', '.join(map(text, self.unranked))}."]
         if self.n_missing.sum():
             lines += ["", "Chosen items without a result (estimated from the others): "
                       + ", ".join(f"{text(m)}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]

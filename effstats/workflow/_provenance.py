@@ -129,14 +129,16 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
     return protocol
 
 
-def protocol_note(changes: Any, compared: str) -> list[str]:
+def protocol_note(changes: Any, compared: str, text: Any = md_text) -> list[str]:
     """A report's Markdown lines on new runs made otherwise than the reference runs (``changes``, as
     :func:`check_lm_eval_provenance` returns them, scored under ``allow_protocol_change``): none where there are
-    none. ``compared``: what of the report compares runs made differently ("The estimate and the rank")."""
+    none. ``compared``: what of the report compares runs made differently ("The estimate and the rank"); ``text``
+    writes the changes (which name tasks from the data): :func:`effstats._escape.md_text` for a file,
+    :func:`effstats._escape.line_text` for a terminal."""
     if not changes:
         return []
     return ["**The new runs were made otherwise than the reference runs** (allow_protocol_change, "
-            f"--allow-protocol-change): {'; '.join(map(md_text, changes[:5]))}{' …' if len(changes) > 5 else ''}. "
+            f"--allow-protocol-change): {'; '.join(map(text, changes[:5]))}{' …' if len(changes) > 5 else ''}. "
             f"{compared} compare runs made differently.", ""]
 
 

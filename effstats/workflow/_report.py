@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -126,14 +127,20 @@ class _Report:
         return pd.DataFrame(rows).set_index("look")
 
     def to_markdown(self) -> str:
-        """The decision (or the state so far) as Markdown."""
+        """The decision (or the state so far) as Markdown: what ``decision.md`` holds."""
+        return self._render(md_text)
+
+    def _render(self, text: Any) -> str:
+        """The decision with the names from the data written by ``text``: :func:`effstats._escape.md_text` for the
+        Markdown file, :func:`effstats._escape.line_text` for a terminal (which shows Markdown's escapes as typed:
+        ``rotate\\_+30``)."""
         st, res = self.state, self.result
         rule = st["rule"]
         if rule["kind"] == "adaptive":
-            return self._adaptive_markdown()
-        what = (f"{md_text(st['model'])} against {md_text(rule['against'])} ({rule['alternative']})"
+            return self._adaptive_render(text)
+        what = (f"{text(st['model'])} against {text(rule['against'])} ({rule['alternative']})"
                 if rule["kind"] == "efficacy"
-                else f"{md_text(st['model'])}: precision, half-width ≤ {rule['half_width']:g}")
+                else f"{text(st['model'])}: precision, half-width ≤ {rule['half_width']:g}")
         lines = [f"# Sequential evaluation: {what}", ""]
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
@@ -148,11 +155,11 @@ class _Report:
                 else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of}{_cap_reason(st)})")
         why = "" if res.decision == "continue" else f" ({_stop_reason(st, res.reason)})"
         lines += [f"Decision: **{res.decision}**{why} after {size}.", ""]
-        lines += protocol_note(_protocol_changes(st), "The estimate and its interval")
+        lines += protocol_note(_protocol_changes(st), "The estimate and its interval", text)
         if st.get("dropped"):
             gone = [d["order"] for d in st["dropped"]]
             lines += [f"{len(gone)} item(s) dropped after returning no result (skip_failed, --skip-failed), e.g. "
-                      f"{md_text(', '.join(gone[:5]))}: the estimate and interval are about the benchmark without "
+                      f"{text(', '.join(gone[:5]))}: the estimate and interval are about the benchmark without "
                       "them.", ""]
         if rule.get("correction"):
             lines += [f"Items drawn in stratified batches ({_CORRECTION_STRATA} strata of the reference models' "
@@ -173,10 +180,10 @@ class _Report:
                       "population of such items)."]
         return "\n".join(lines) + "\n"
 
-    def _adaptive_markdown(self) -> str:
+    def _adaptive_render(self, text: Any) -> str:
         st, res = self.state, self.result
         target = st["rule"]["target_se"]
-        lines = [f"# Adaptive IRT evaluation: {md_text(st['model'])}: ability standard error ≤ {target:g}", ""]
+        lines = [f"# Adaptive IRT evaluation: {text(st['model'])}: ability standard error ≤ {target:g}", ""]
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
         level = 1 - st["alpha"]
@@ -203,7 +210,7 @@ class _Report:
                   f"of at most {st['max_n']:,} items ({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; "
                   f"{st['reference']['n_items']:,} items in the bank)"
                   + (f" — **{note}**." if note is not None else "."), "",
-                  *protocol_note(_protocol_changes(st), "The estimate and its interval"),
+                  *protocol_note(_protocol_changes(st), "The estimate and its interval", text),
                   f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
                   f"{_level_percent(level)} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
                   "answers as a 2PL IRT model does" + (", and carries the estimation error of the item parameters "
