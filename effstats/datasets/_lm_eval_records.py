@@ -439,33 +439,67 @@ def logged_filters(f: Path) -> list[str]:
     return list(out)
 
 
-def logged_metrics(source: Any, tasks: Any) -> dict[str, list[str]]:
-    """The per-item metrics the samples files under ``source`` log for each of ``tasks``, from the first record of
-    one file a task: its numeric fields, and ``acc`` where the record ranks choices by log-likelihood, ``acc_norm``
-    where it also gives the choices' texts (the reader computes those); a task without a readable record has none.
-    For the messages that suggest another metric: names the logs hold, not a fixed list."""
+def _first_files(source: Any, tasks: Any) -> dict[str, Path]:
+    """The first samples file under ``source`` of each of ``tasks`` (one log a task, for a message)."""
     from ._files import first_of_each
     from ._lm_eval_files import _expand, _task_of
 
-    first = first_of_each(lambda: _expand(source, "source"), lambda f: _task_of(f)[0], tasks)
-    out: dict[str, list[str]] = {}
-    for task, f in first.items():
-        try:
-            with _open(f) as fh:
-                rec = json.loads(next(line for line in fh if line.strip()))
-        except (StopIteration, *_UNREADABLE):
-            continue
-        if isinstance(rec, dict):
-            resps = rec.get("filtered_resps", rec.get("resps"))
-            lls = _logliks(resps) if isinstance(resps, list) and resps else None
-            computed = ["acc"] if lls else []
-            try:  # acc_norm divides by the choices' lengths: where the record gives their texts
-                if lls and len(_continuations(rec.get("arguments")) or ()) == len(lls):
-                    computed.append("acc_norm")
-            except (ValueError, TypeError):
-                pass
-            out[task] = list(dict.fromkeys(computed + _numeric_fields(rec)))
-    return out
+    return first_of_each(lambda: _expand(source, "source"), lambda f: _task_of(f)[0], tasks)
+
+
+def _record_metrics(rec: Mapping) -> tuple[int, list[str]]:
+    """A record's number of choices (the log-likelihoods it logs; 0 for generated text) and the per-item metrics it
+    gives: its numeric fields, and ``acc`` where it ranks choices by log-likelihood, ``acc_norm`` where it also
+    gives the choices' texts (the reader computes those)."""
+    resps = rec.get("filtered_resps", rec.get("resps"))
+    lls = _logliks(resps) if isinstance(resps, list) and resps else None
+    computed = ["acc"] if lls else []
+    try:  # acc_norm divides by the choices' lengths: where the record gives their texts
+        if lls and len(_continuations(rec.get("arguments")) or ()) == len(lls):
+            computed.append("acc_norm")
+    except (ValueError, TypeError):
+        pass
+    return len(lls or ()), list(dict.fromkeys(computed + _numeric_fields(rec)))
+
+
+def file_metrics(f: Path) -> list[str] | None:
+    """The per-item metrics the first record of a samples file gives (:func:`_record_metrics`); None where the file
+    cannot be read now or holds no record."""
+    try:
+        with _open(f) as fh:
+            rec = json.loads(next(line for line in fh if line.strip()))
+    except (StopIteration, *_UNREADABLE):
+        return None
+    return _record_metrics(rec)[1] if isinstance(rec, dict) else None
+
+
+def logged_metrics(source: Any, tasks: Any) -> dict[str, list[str]]:
+    """The per-item metrics the samples files under ``source`` log for each of ``tasks``, from the first record of
+    one file a task (:func:`file_metrics`); a task without a readable record has none. For the messages that
+    suggest another metric: names the logs hold, not a fixed list."""
+    out = {task: file_metrics(f) for task, f in _first_files(source, tasks).items()}
+    return {task: m for task, m in out.items() if m is not None}
+
+
+def record_of_kind(source: Any, task: str, choices: bool) -> tuple[str, int, int, list[str]] | None:
+    """The first record of ``task``'s first samples file under ``source`` that logs a multiple-choice task
+    (``choices``: log-likelihoods of its choices) or generated text (not): the file as shown, the line, its number
+    of choices and its metrics (:func:`_record_metrics`); None where there is none or the file cannot be read now.
+    For the message refusing logs of another kind of task than the reference logs'."""
+    f = _first_files(source, [task]).get(str(task))
+    if f is None:
+        return None
+    try:
+        with _open(f) as fh:
+            for lineno, line in enumerate(fh, 1):
+                rec = json.loads(line) if line.strip() else None
+                if isinstance(rec, dict):
+                    n, metrics = _record_metrics(rec)
+                    if (n > 0) == bool(choices):
+                        return _shown(f), lineno, n, metrics
+    except _UNREADABLE:
+        pass
+    return None
 
 
 def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:

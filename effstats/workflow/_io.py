@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import (RepeatedKeyError, _name_list, _plain, open_regular, put_in_place, remove_stale_tmp,
-                       temporary_copy, write_text_atomic)
+from .._shared import (RepeatedKeyError, open_regular, put_in_place, remove_stale_tmp, temporary_copy,
+                       write_text_atomic)
 from .._user_files import json_loads, refuse_url, repeated_key_said
 from .._validation import check_trials
 from ..datasets._files import _walk
@@ -22,6 +22,7 @@ from ..datasets._lm_eval_files import old_layout_hint
 from ..datasets._lm_eval_records import FilterNotChosen, MetricNotLogged, task_kind
 from ..responses import ResponseMatrix
 from ._schema import check
+from ._task_kinds import other_measure, refuse_other_kind
 
 __all__ = ["read_results", "read_new_results", "per_task", "content_hash", "write_json_atomic", "read_json",
            "check_path", "output_dir", "read_saved"]
@@ -474,12 +475,15 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     # HELM runs: the split, perturbation and train trials the reference runs were read with
     helm = reference.get("helm") if layout == "helm" and same else None
     try:  # read as detected (a folder is walked once more, by the reader)
-        return _read_results(source, format=layout, metric=metric, duplicates=duplicates, filter=filter, name=name,
-                             **(helm or {}))
+        out = _read_results(source, format=layout, metric=metric, duplicates=duplicates, filter=filter, name=name,
+                            **(helm or {}))
     except MetricNotLogged as exc:
         if not (same and used is not None):  # a metric of the user's, or the default of another layout
             raise ValueError(str(exc)) from None
-        raise ValueError(_other_measure(exc, name)) from None
+        raise ValueError(other_measure(exc, name, reference)) from None
+    if same and layout == "lm-eval":  # logs that hold the metric may still be of another kind of task
+        refuse_other_kind(out[0], source, reference, name)
+    return out
 
 
 def _fitting(fields: list[str]) -> str | None:
@@ -550,27 +554,6 @@ def _filter_not_chosen(exc: FilterNotChosen, filter: Any, name: str) -> str:
     if exc.suggest:
         return f"{said}; name the filter per task: filter='{per_task_text(exc.suggest)}'"
     return f"{said}; pass filter='<one of them>'" if exc.wanted is None else said
-
-
-def _other_measure(exc: MetricNotLogged, name: str) -> str:
-    """The refusal of new lm-eval logs that do not log the metric the reference logs were read with: they log
-    another kind of task (generated answers where the reference's were choices ranked by log-likelihood, or the
-    reverse) or another task configuration, whose score is not the reference models' score."""
-    # lm-eval's scores of multiple-choice tasks (computed from the choices' log-likelihoods where not logged) and of
-    # generate_until tasks: a metric of another kind than the record's is another measure
-    mc = {"acc": True, "acc_norm": True, "exact_match": False}.get(exc.metric)
-    other = mc is not None and mc == (exc.choices == 0)
-    ref = {True: " (a multiple-choice score: the choice of highest log-likelihood)",
-           False: " (the score of a generated answer)"}.get(mc, "")
-    fields = _name_list(map(repr, _plain(exc.fields)), 5) or "no numeric field"  # a record may log hundreds
-    said = (f"{name}: {exc.shown} (line {exc.line}) logs {task_kind(exc.choices)}, scored by {fields}; the reference "
-            f"models' logs were read with {_plain(exc.metric)!r}{ref}, which it does not log")
-    if other:
-        kind = "a multiple-choice task" if mc else "a generation task (generate_until)"
-        return (f"{said}: a choice ranked by log-likelihood and a generated answer are scored differently, so the "
-                f"one score does not estimate the other; run the new model on the task as {kind}, as the reference "
-                "models were")
-    return f"{said}; run the new model on the task as the reference models were (the same task configuration)"
 
 
 # effstats' own JSON files, by their format field: what a user gives as results by a slip (both kinds of paths come

@@ -42,6 +42,8 @@ _REFERENCE = {
         "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
         "model_ids": {"type": "array", "items": _STR},
         "arrays_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        # lm-eval logs: each task's kind (workflow._task_kinds)
+        "task_kinds": {"type": "object", "additionalProperties": {"enum": ["multiple-choice", "generation"]}},
         # lm-eval logs: the chosen documents' digests (three fields of 12 characters side by side) and the tasks'
         # versions and few-shot counts; HELM runs: the scenarios' adapter specs (workflow._provenance)
         "lm_eval": {"type": "object", "properties": {

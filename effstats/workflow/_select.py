@@ -21,6 +21,7 @@ from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
+from ._task_kinds import task_kinds
 from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, check_path, content_hash, default_metric,
                   detect_format, helm_options, json_text, kept_reference, output_dir, read_results, read_saved,
                   stage_reference)
@@ -297,6 +298,9 @@ def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filt
            "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
     if layout == "helm":  # how the runs were read, so that the new model's runs are read alike
         out["helm"] = helm or dict(HELM_DEFAULTS)
+    kinds = task_kinds(rm) if layout == "lm-eval" else None
+    if kinds:  # a new model's logs of another kind of task are refused, whatever metrics they log
+        out["task_kinds"] = kinds
     cells = cells_digest(rm)
     if cells is not None:  # the class probabilities a refit reads, which the content hash does not cover
         out["arrays_sha256"] = cells
