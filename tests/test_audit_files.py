@@ -987,3 +987,33 @@ def test_the_write_probe_a_kill_left_in_out_is_removed_by_the_next_audit(tmp_pat
           progress=False)
     assert not left.exists() and (out / "notes.txt").read_text() == "mine"
     assert not [f for f in out.iterdir() if f.name.startswith(".effstats_write_test")]
+
+
+@pytest.mark.parametrize("name, compress", [("scores.csv.gz", "gzip"), ("scores.tsv.bz2", "bz2"),
+                                            ("scores.csv", "lzma")])
+def test_a_compressed_table_is_read_as_the_plain_one(tmp_path, capsys, name, compress):
+    """A table compressed with gzip, bzip2 or xz (told by its first bytes, whatever its name) reads as the same
+    table uncompressed, for the audit as for the loop's reader; a compressed results JSON named ``.json.gz`` is read
+    as JSON."""
+    import importlib
+
+    sep = "\t" if ".tsv" in name else ","
+    text = sep.join(["model", "mmlu", "arc", "gsm8k"]) + "\n" + "".join(
+        sep.join([f"org/m{i}", f"{0.3 + 0.05 * i:.2f}", f"{0.6 - 0.04 * i:.2f}", f"{0.2 + 0.03 * i:.2f}"]) + "\n"
+        for i in range(6))
+    (tmp_path / f"plain{'.tsv' if sep == chr(9) else '.csv'}").write_text(text)
+    (tmp_path / name).write_bytes(importlib.import_module(compress).compress(text.encode()))
+    plain, _ = read_scores(tmp_path / f"plain{'.tsv' if sep == chr(9) else '.csv'}")
+    got, _ = read_scores(tmp_path / name)
+    pd.testing.assert_frame_equal(got, plain)
+    assert main(["audit", str(tmp_path / name), "--out", str(tmp_path / "out"), "--no-progress"]) == 0, \
+        capsys.readouterr().err
+    if compress == "gzip":
+        import gzip
+
+        doc = {"config_general": {"model_name": "m0"}, "results": {"harness|arc:challenge|25": {"acc_norm": 0.5},
+                                                                    "harness|gsm8k|5": {"acc": 0.1}}}
+        (tmp_path / "m0.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+        assert main(["audit", str(tmp_path / "m0.json.gz"), "--out", str(tmp_path / "j"), "--no-progress"]) == 2
+        # read as the results of one model (a folder of them is the leaderboard), not as a table
+        assert capsys.readouterr().err.strip() == "effstats audit: error: SCORES: expected at least 2 models, got 1"

@@ -109,12 +109,23 @@ def _encoding(path: Path) -> str:
     return "utf-8-sig"
 
 
+def _text_file(path: Path, encoding: str, errors: str = "strict") -> Any:
+    """A table opened as text, decompressed where it is compressed (gzip, bzip2, xz: by its first bytes, whatever
+    its name), for the looks at its first lines that come before pandas reads it."""
+    with open(path, "rb") as f:
+        found = _compression_of(f.read(10))
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(found or "")
+    if opener is not None:
+        return opener(path, "rt", encoding=encoding, errors=errors, newline="")
+    return open(path, encoding=encoding, errors=errors, newline="")
+
+
 def _sniff(path: Path, encoding: str = "utf-8-sig", skip: int = 0) -> str:
-    """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines
-    (after ``skip`` lines)."""
-    if path.suffix.lower() in (".tsv", ".tab"):
+    """The delimiter of a CSV/TSV file: tab for .tsv / .tab (compressed: ``.tsv.gz``), else sniffed among ","
+    "\\t" ";" from its first lines (after ``skip`` lines)."""
+    if any(s.lower() in (".tsv", ".tab") for s in path.suffixes[-2:]):
         return "\t"
-    with open(path, newline="", encoding=encoding, errors="replace") as f:
+    with _text_file(path, encoding, "replace") as f:
         sample = "".join([f.readline() for _ in range(20 + skip)][skip:])
     try:
         return csv.Sniffer().sniff(sample, delimiters=",\t;").delimiter
@@ -126,7 +137,7 @@ def _sniff(path: Path, encoding: str = "utf-8-sig", skip: int = 0) -> str:
 
 
 def _header(path: Path, sep: str, encoding: str = "utf-8-sig", skip: int = 0) -> list[str]:
-    with open(path, newline="", encoding=encoding) as f:
+    with _text_file(path, encoding) as f:
         first = [f.readline() for _ in range(skip + 1)][-1]
     return next(csv.reader(io.StringIO(first), delimiter=sep), [])
 
@@ -209,7 +220,7 @@ def _read_text_table(path: Path, header_check: Any = None) -> tuple[pd.DataFrame
         _refuse_nul(path, sep, _compression(path), name="SCORES")
     try:
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
-                         encoding=encoding, skiprows=skip)
+                         encoding=encoding, skiprows=skip, compression=_compression(path))
     except Exception as exc:  # pandas' parser errors vary by version
         _refuse_title_line(path, encoding, sep, skip, str(exc))
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None

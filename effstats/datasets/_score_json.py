@@ -528,8 +528,9 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if fmt == "auto":
         if src.is_dir():
             fmt = "openllm-json"
-        elif src.suffix.lower() == ".json":
-            d = _read_json(src)
+        elif src.suffix.lower() == ".json" or [x.lower() for x in src.suffixes[-2:]] in (
+                [".json", ".gz"], [".json", ".bz2"], [".json", ".xz"]):
+            d = _read_json(src)  # decompressed by its first bytes
             fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
         else:
             fmt = "table"
