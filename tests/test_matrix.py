@@ -6,7 +6,10 @@ tasks) and, where the shared predictions are installed (``$EFFSTATS_DATA``, else
 the checkout), CIFAR-10 (30 classifiers, CIFAR-10 test and CIFAR-10.1 v6, 150 images each); a cell takes one of them
 by its position. The reference models' results are written in each layout (lm-eval logs whose records carry 0/1
 ``acc`` only, lm-eval logs whose ``resps`` carry per-choice log-likelihoods, long and wide CSV, HELM run folders,
-Parquet where pyarrow is installed), the held-out models' results on the chosen items in the new-results layout.
+Parquet where pyarrow is installed), the held-out models' results on the chosen items in the new-results layout;
+in the ``-beside`` layouts (an lm-eval output folder of every model, a HELM suite: where ``--model`` applies) some
+reference models' results on those items sit beside them, and ``estimate`` / ``sequential update`` name the
+held-out models with ``--model``.
 
 Each cell runs ``select`` and ``estimate`` (the ``random`` column also ``sequential start`` / ``update``, each batch
 run as its harness reads it: the documents of ``lm_eval_samples.json``; for a HELM reference, HELM runs of the whole
@@ -49,13 +52,20 @@ import loop_inputs as L
 pytestmark = [pytest.mark.xdist_group("matrix"), pytest.mark.usefixtures("parsed_logs_kept")]
 
 REF_FORMATS = L.FORMATS
-NEW_FORMATS = L.FORMATS
+# a harness's folder of every model's runs, the new models' among the reference models' (--model names them); a few
+# reference models stand for them all (each one more costs the cell a model's files to write and read)
+BESIDE = ("lm-eval-acc-beside", "lm-eval-ll-beside", "helm-beside")
+N_BESIDE = 4
+NEW_FORMATS = L.FORMATS + BESIDE
 OPTIONS = ("plain", "duplicates-first", "duplicates-last", "duplicates-mean", "weights-tasks", "select-weights-tasks",
            "tasks", "target-error", "metric-acc_norm", "missing-cells", "new-missing-task")
 DESIGN = {"sortsearch", "aipw", "stratified", "random", "stratified-aipw"}
 BINARY_ONLY = {"sortsearch", "hybrid", "tinybenchmarks"}
 BUDGET = 30
 N_NEW = 6
+# what an lm-eval log's records hold: generated text scored by a 0/1 field named acc, or the log-likelihoods of a
+# multiple-choice task's choices; new logs of the other kind than the reference logs are refused
+KINDS = {"lm-eval-acc": "generation", "lm-eval-ll": "multiple-choice"}
 
 
 def _pairwise(factors: list[tuple]) -> list[tuple]:
@@ -220,19 +230,25 @@ COVERAGE: list[tuple[str, int, int]] = []  # (cell, models, covered) of the desi
 
 
 # ------------------------------------------------------------------------------------------------------- expectations
+def _layout(new: str) -> tuple[str, bool]:
+    """The new results' layout and whether the reference models' results sit beside them (``-beside``)."""
+    return (new[:-len("-beside")], True) if new.endswith("-beside") else (new, False)
+
+
 def _refusal(step: str, method: str, ref: str, new: str, option: str) -> str | None:
     """What the command must refuse in this cell (a text its one line holds), or None when it must succeed."""
+    new = _layout(new)[0]
     if step == "select":
         if option == "metric-acc_norm" and ref != "lm-eval-ll":
             return "--metric"  # only the log-likelihoods give the length-normalised choice
         if option == "duplicates-mean" and method in BINARY_ONLY:
             return "needs 0/1 correctness"  # the mean of two runs is a graded score
         return None
+    if step in ("estimate", "estimate --tasks") and {ref, new} == set(KINDS):
+        return "are scored differently"  # generated answers against choices ranked by log-likelihood, or the reverse
     if step == "estimate" and option == "new-missing-task":
         return "--tasks"  # the missing task is named, and how to score on the others (the next step)
     if step in ("estimate", "estimate --tasks"):
-        if option == "metric-acc_norm" and new == "lm-eval-acc":
-            return "'acc_norm' is not logged"
         if method in ("disco", "auto") and ref == "lm-eval-ll" and new != "lm-eval-ll":
             # DISCO's signature is the class probabilities the reference logs carry; auto refuses where it picks it
             return "log-likelihoods" if method == "disco" else "maybe: log-likelihoods"
@@ -263,7 +279,7 @@ def _check(code: int, err: str, expected: str | None, what: str) -> bool:
 # ------------------------------------------------------------------------------------------------------- the cells
 @pytest.mark.parametrize("method, ref_fmt, new_fmt, option", list(_cells()))
 def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
-    if "parquet" in (ref_fmt, new_fmt) and not L.has_parquet():
+    if "parquet" in (ref_fmt, _layout(new_fmt)[0]) and not L.has_parquet():
         pytest.skip("Parquet needs pyarrow, which is not installed")
     cell = (method, ref_fmt, new_fmt, option)
     index = list(itertools.product(*FACTORS)).index(cell)
@@ -297,13 +313,15 @@ def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
             assert f"--duplicates {option.split('-')[1]};" in err, err  # the rerun is named in a warning
 
     items = pd.Index(manifest["items"])
-    new = data.new.subset(items=items)
+    layout, beside = _layout(new_fmt)
+    new = data.rm.subset(models=[*data.ref.model_ids[:N_BESIDE * beside], *data.new.model_ids], items=items)
     if option == "missing-cells":  # the new models lack a few chosen items too
         new = _with_missing(new, seed + 1, share=0.1)
     if option == "new-missing-task":
         new = new.subset(items=np.flatnonzero(~items.str.startswith(data.tasks[0] + "/")))
-    new_path = L.write(new, new_fmt, tmp_path / "new")
+    new_path = L.write(new, layout, tmp_path / "new")
     argv = ["estimate", tmp_path / "sel", new_path, "--out", tmp_path / "est"]
+    argv += [a for m in data.new.model_ids for a in ("--model", m)] if beside else []
     if option != "select-weights-tasks":  # else the manifest's weights, estimate's default
         argv += ["--weights", weights]
     code, out, err = _run(argv, capsys)
@@ -351,7 +369,7 @@ def _batch(folder: Path, ref_fmt: str, new_fmt: str, benchmark: pd.Index) -> tup
         runs = json.loads((folder / "helm_instances.json").read_text())
         listed = [f"{spec}/{iid}" for spec, iids in runs.items() for iid in iids]
         assert sorted(listed) == sorted(ids), (runs, ids)
-        if new_fmt != "helm":
+        if _layout(new_fmt)[0] != "helm":
             return ids, []
         return [i for i in benchmark if i.rpartition("/")[0] in runs], ["--restrict-to-manifest"]
     assert not (folder / "helm_instances.json").exists()
@@ -374,15 +392,19 @@ def _sequential(data: Data, reference: Path, ref_fmt: str, new_fmt: str, option:
         argv += ["--metric", "acc_norm"]
     code, out, err = _run(argv, capsys)
     _check(code, err, None, "sequential start")
+    layout, beside = _layout(new_fmt)
+    # beside reference models' results, named with --model
+    models = [*data.ref.model_ids[:N_BESIDE * beside], model]
     for look in range(1, 100):
         items, extra = _batch(seq / f"batch_{look:03d}", ref_fmt, new_fmt, pd.Index(data.new.item_ids))
-        new = data.new.subset(models=[model], items=items)
+        new = data.rm.subset(models=models, items=items)
         if option == "new-missing-task":
             new = new.subset(items=np.flatnonzero(~new.item_ids.str.startswith(data.tasks[0] + "/")))
-        new_path = L.write(new, new_fmt, tmp_path / f"b{look}")
-        code, out, err = _run(["sequential", "update", seq, new_path, *extra], capsys)
-        expected = ("NEW_RESULTS: no result" if option == "new-missing-task" else
-                    "'acc_norm' is not logged" if option == "metric-acc_norm" and new_fmt == "lm-eval-acc" else None)
+        new_path = L.write(new, layout, tmp_path / f"b{look}")
+        code, out, err = _run(["sequential", "update", seq, new_path, *extra, *(["--model", model] if beside else [])],
+                              capsys)
+        expected = ("are scored differently" if {ref_fmt, layout} == set(KINDS) else
+                    "NEW_RESULTS: no result" if option == "new-missing-task" else None)
         if not _check(code, err, expected, f"sequential update {look}"):
             return
         assert ("other item(s) (--restrict-to-manifest)" in out) == bool(extra), out
