@@ -59,46 +59,89 @@ def _error(argv, capsys) -> str:
     return err.strip()
 
 
-def test_generated_answers_against_a_multiple_choice_reference_are_refused(refs, capsys, tmp_path):
+def _with_acc(folder: Path) -> Path:
+    """Generation logs that also log a 0/1 field named ``acc`` (a generate_until task scored under that name)."""
+    for f in folder.rglob("samples_*.jsonl"):
+        recs = [json.loads(line) for line in f.read_text().splitlines()]
+        f.write_text("".join(json.dumps({**r, "acc": r["exact_match"]}) + "\n" for r in recs))
+    return folder
+
+
+# generated answers scored by exact_match alone: the reference's metric is not logged; scored under acc too: it is,
+# of another kind of task
+_NOT_LOGGED = ("logs generated text (a generate_until task), scored by 'exact_match'; the reference models' logs were "
+               "read with 'acc' (a multiple-choice score: the choice of highest log-likelihood), which it does not "
+               "log: a choice ranked by log-likelihood and a generated answer are scored differently, so the one "
+               "score does not estimate the other; run the new model on the task as a multiple-choice task, as the "
+               "reference models were")
+_LOGS_ACC = ("logs generated text (a generate_until task), scored by 'acc', 'exact_match'; the reference models' logs "
+             "are of a multiple-choice task, read with 'acc': a choice ranked by log-likelihood and a generated answer "
+             "are scored differently, so the one score does not estimate the other; run the new model on the task as "
+             "a multiple-choice task, as the reference models were")
+
+
+@pytest.mark.parametrize("logs_acc, said", [(False, _NOT_LOGGED), (True, _LOGS_ACC)], ids=["exact_match", "acc-too"])
+def test_generated_answers_against_a_multiple_choice_reference_are_refused(refs, capsys, tmp_path, logs_acc, said):
+    """The kind is told by what the records log (text, or the choices' log-likelihoods), not by the metric's name:
+    generated answers that also log a field named ``acc`` are not the multiple-choice ``acc`` the reference was
+    read with."""
     root, truth = refs
+
+    def generated(out, items):
+        logs = write_generation_logs(truth, out, [truth.model_ids[25]], items)
+        return _with_acc(logs) if logs_acc else logs
+
     assert main(["select", str(root / "mc"), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
     capsys.readouterr()
-    items = Selection.load(tmp_path / "sel").items
-    new = write_generation_logs(truth, tmp_path / "new", [truth.model_ids[25]], items)
-    said = ("logs generated text (a generate_until task), scored by 'exact_match'; the reference models' logs were "
-            "read with 'acc' (a multiple-choice score: the choice of highest log-likelihood), which it does not log: "
-            "a choice ranked by log-likelihood and a generated answer are scored differently, so the one score does "
-            "not estimate the other; run the new model on the task as a multiple-choice task, as the reference "
-            "models were")
+    new = generated(tmp_path / "new", Selection.load(tmp_path / "sel").items)
     with pytest.raises(ValueError) as e:
         estimate(tmp_path / "sel", new)
     assert str(e.value) == f"new_results: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
     err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
     assert err == f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
-    # a sequential run checks each batch the same way
+    assert not (tmp_path / "e").exists()
+    # what the selection recorded of the reference logs, from their records
+    assert Selection.load(tmp_path / "sel").reference["task_kinds"] == {"t0": "multiple-choice",
+                                                                        "t1": "multiple-choice"}
+    # a sequential run checks each batch the same way, its state unchanged
     assert main(["sequential", "start", str(root / "mc"), "--half-width", "0.1", "--initial", "20", "--out",
                  str(tmp_path / "seq"), "--no-progress"]) == 0
     capsys.readouterr()
-    batch = json.loads((tmp_path / "seq" / "batch_001" / "items.json").read_text())
-    new = write_generation_logs(truth, tmp_path / "new_seq", [truth.model_ids[25]], batch)
+    state = (tmp_path / "seq" / "state.json").read_text()
+    new = generated(tmp_path / "new_seq", json.loads((tmp_path / "seq" / "batch_001" / "items.json").read_text()))
     err = _error(["sequential", "update", tmp_path / "seq", new], capsys)
     assert err.startswith("effstats sequential update: error: NEW_RESULTS: org__m25/samples_t") and said in err, err
+    assert (tmp_path / "seq" / "state.json").read_text() == state
 
 
-def test_multiple_choice_logs_against_a_generation_reference_are_refused(refs, capsys, tmp_path):
+_MC_LOGS = ("logs a multiple-choice task (the log-likelihoods of 4 choices), scored by ")
+_DIFFER = (": a choice ranked by log-likelihood and a generated answer are scored differently, so the one score does "
+           "not estimate the other; run the new model on the task as a generation task (generate_until), as the "
+           "reference models were")
+
+
+@pytest.mark.parametrize("ref_logs_acc, said", [
+    (False, f"{_MC_LOGS}'acc'; the reference models' logs were read with 'exact_match' (the score of a generated "
+            f"answer), which it does not log{_DIFFER}"),
+    # the reference's generated answers read with the acc they log: new logs of the task as multiple choice give acc
+    # too (the choice of highest log-likelihood), another measure
+    (True, f"{_MC_LOGS}'acc', 'acc_norm'; the reference models' logs are of generated text (a generate_until task), "
+           f"read with 'acc'{_DIFFER}")], ids=["exact_match", "acc-too"])
+def test_multiple_choice_logs_against_a_generation_reference_are_refused(refs, capsys, tmp_path, ref_logs_acc, said):
     root, truth = refs
-    assert main(["select", str(root / "gen"), "--metric", "exact_match", "--budget", "20", "--out",
-                 str(tmp_path / "sel"), "--no-progress"]) == 0
+    gen = _with_acc(write_generation_logs(truth, tmp_path / "gen", truth.model_ids[:24])) if ref_logs_acc else \
+        root / "gen"
+    metric = [] if ref_logs_acc else ["--metric", "exact_match"]
+    assert main(["select", str(gen), *metric, "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
     capsys.readouterr()
-    new = write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]],
-                                items=Selection.load(tmp_path / "sel").items)
+    items = Selection.load(tmp_path / "sel").items
+    new = write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]], items=items)
     err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
-    assert err == (f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) logs a "
-                   "multiple-choice task (the log-likelihoods of 4 choices), scored by 'acc'; the reference models' "
-                   "logs were read with 'exact_match' (the score of a generated answer), which it does not log: a "
-                   "choice ranked by log-likelihood and a generated answer are scored differently, so the one score "
-                   "does not estimate the other; run the new model on the task as a generation task "
-                   "(generate_until), as the reference models were")
+    assert err == f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
+    # logs of the reference's kind are read
+    same = write_generation_logs(truth, tmp_path / "same", [truth.model_ids[25]], items)
+    same = _with_acc(same) if ref_logs_acc else same
+    assert main(["estimate", str(tmp_path / "sel"), str(same), "--out", str(tmp_path / "ok"), "--no-progress"]) == 0
 
 
 def test_the_reader_says_which_kind_of_task_a_record_logs(refs):
@@ -125,67 +168,3 @@ def test_a_record_of_many_fields_is_named_by_five_of_them(refs, capsys, tmp_path
     err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
     assert len(err) < 800 and ("scored by 'exact_match', 'score_00', 'score_01', 'score_02', 'score_03' … and 36 "
                                "more; the reference models' logs were read with 'acc'") in err, err
-
-
-def _with_acc(folder: Path) -> Path:
-    """Generation logs that also log a 0/1 field named ``acc`` (a generate_until task scored under that name)."""
-    for f in folder.rglob("samples_*.jsonl"):
-        recs = [json.loads(line) for line in f.read_text().splitlines()]
-        f.write_text("".join(json.dumps({**r, "acc": r["exact_match"]}) + "\n" for r in recs))
-    return folder
-
-
-def test_generated_answers_that_log_acc_against_a_multiple_choice_reference_are_refused(refs, capsys, tmp_path):
-    """The kind is told by what the records log (text, or the choices' log-likelihoods), not by the metric's name:
-    generated answers scored under ``acc`` are not the multiple-choice ``acc`` the reference was read with."""
-    root, truth = refs
-    assert main(["select", str(root / "mc"), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
-    capsys.readouterr()
-    new = _with_acc(write_generation_logs(truth, tmp_path / "new", [truth.model_ids[25]],
-                                          Selection.load(tmp_path / "sel").items))
-    said = ("logs generated text (a generate_until task), scored by 'acc', 'exact_match'; the reference models' logs "
-            "are of a multiple-choice task, read with 'acc': a choice ranked by log-likelihood and a generated answer "
-            "are scored differently, so the one score does not estimate the other; run the new model on the task as "
-            "a multiple-choice task, as the reference models were")
-    with pytest.raises(ValueError) as e:
-        estimate(tmp_path / "sel", new)
-    assert str(e.value) == f"new_results: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
-    err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
-    assert err == f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) {said}"
-    assert not (tmp_path / "e").exists()
-    # what the selection recorded of the reference logs, from their records
-    assert Selection.load(tmp_path / "sel").reference["task_kinds"] == {"t0": "multiple-choice",
-                                                                        "t1": "multiple-choice"}
-    # a sequential run checks each batch the same way, its state unchanged
-    assert main(["sequential", "start", str(root / "mc"), "--half-width", "0.1", "--initial", "20", "--out",
-                 str(tmp_path / "seq"), "--no-progress"]) == 0
-    capsys.readouterr()
-    state = (tmp_path / "seq" / "state.json").read_text()
-    batch = json.loads((tmp_path / "seq" / "batch_001" / "items.json").read_text())
-    new = _with_acc(write_generation_logs(truth, tmp_path / "new_seq", [truth.model_ids[25]], batch))
-    err = _error(["sequential", "update", tmp_path / "seq", new], capsys)
-    assert err.startswith("effstats sequential update: error: NEW_RESULTS: org__m25/samples_t") and said in err, err
-    assert (tmp_path / "seq" / "state.json").read_text() == state
-
-
-def test_multiple_choice_logs_against_a_generation_reference_that_logs_acc_are_refused(refs, capsys, tmp_path):
-    """The reverse: the reference's generated answers read with the ``acc`` they log; new logs of the task as
-    multiple choice give ``acc`` too (the choice of highest log-likelihood), another measure."""
-    root, truth = refs
-    gen = _with_acc(write_generation_logs(truth, tmp_path / "gen", truth.model_ids[:24]))
-    assert main(["select", str(gen), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
-    capsys.readouterr()
-    assert Selection.load(tmp_path / "sel").reference["metric"] == "acc"
-    new = write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]],
-                                items=Selection.load(tmp_path / "sel").items)
-    err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
-    assert err == (f"effstats estimate: error: NEW_RESULTS: org__m25/samples_t0_{TS}.jsonl (line 1) logs a "
-                   "multiple-choice task (the log-likelihoods of 4 choices), scored by 'acc', 'acc_norm'; the "
-                   "reference models' logs are of generated text (a generate_until task), read with 'acc': a choice "
-                   "ranked by log-likelihood and a generated answer are scored differently, so the one score does not "
-                   "estimate the other; run the new model on the task as a generation task (generate_until), as the "
-                   "reference models were")
-    # logs of the reference's kind are read
-    same = _with_acc(write_generation_logs(truth, tmp_path / "same", [truth.model_ids[25]],
-                                           Selection.load(tmp_path / "sel").items))
-    assert main(["estimate", str(tmp_path / "sel"), str(same), "--out", str(tmp_path / "ok"), "--no-progress"]) == 0
