@@ -198,6 +198,35 @@ def test_openllm_json_task_at_two_shot_counts_is_refused_naming_both(tmp_path, c
     assert wide.notna().all().all()
 
 
+def test_openllm_json_folder_reads_compressed_results_files_as_one_given_alone(tmp_path, capsys):
+    """Results files compressed with gzip, bzip2 or xz (``.json.gz``, ``.json.bz2``, ``.json.xz``) are read in a
+    folder, as each is given alone and as the same files uncompressed are: a model named by no field is named by
+    the file's name without both endings."""
+    import bz2
+    import gzip
+    import lzma
+
+    plain = _openllm(tmp_path / "plain")
+    doc = json.loads((plain / MODELS[0] / "results_2024-01-01T00-00-00.json").read_text())
+    del doc["config_general"]
+    (plain / MODELS[0] / "results_2024-01-01T00-00-00.json").unlink()
+    (plain / f"{MODELS[0]}.json").write_text(json.dumps(doc))  # named by its file
+    packed = tmp_path / "packed"
+    packers = [(".json.gz", gzip.compress), (".json.bz2", bz2.compress), (".json.xz", lzma.compress),
+               (".json", bytes)]
+    for k, f in enumerate(sorted(plain.rglob("*.json"))):
+        ext, pack = packers[k % len(packers)]
+        out = packed / f.relative_to(plain).with_suffix(ext)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(pack(f.read_bytes()))
+    pd.testing.assert_frame_equal(read_openllm_json(packed), read_openllm_json(plain))
+    assert {f.name.partition(".")[2] for f in packed.rglob("*.json*")} == {"json", "json.gz", "json.bz2", "json.xz"}
+    one = next(packed.rglob("*.json.xz"))
+    alone = plain / one.relative_to(packed).with_suffix("")
+    pd.testing.assert_frame_equal(read_openllm_json(one), read_openllm_json(alone))
+    assert _audit(capsys, packed)[0] == 0
+
+
 # ---------------------------------------------------------------------------- Open LLM CSV export
 def _openllm_csv(tmp_path, edit=None):
     """The v1 export's columns (type, model, average, six tasks in percent), one line a model, after ``edit``."""

@@ -33,6 +33,9 @@ _OPENLLM_NAME = {"arc:challenge": "ARC", "hellaswag": "HellaSwag", "truthfulqa:m
 
 _METRIC_ORDER = ("acc_norm", "acc", "mc2", "exact_match", "prompt_level_strict_acc", "em", "f1")
 
+# a results file's names, compressed too (read decompressed by its first bytes): in a folder and given alone alike
+_JSON_NAMES = (".json", ".json.gz", ".json.bz2", ".json.xz")
+
 
 def _metric(task: str, key: str, metrics: dict, f: Path, metric: str | None = None,
             filter: str | None = None) -> tuple[float, str, list[str]] | None:
@@ -83,7 +86,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
     Parameters
     ----------
     paths : str, Path or list of them
-        A results JSON file, a folder (searched recursively for ``*.json``, hidden files such as an audit's own
+        A results JSON file, a folder (searched recursively for ``*.json``, and ``*.json.gz``, ``.json.bz2``,
+        ``.json.xz`` read decompressed, as a file given alone is; hidden files such as an audit's own
         ``.effstats_audit.json`` left out) or a list of files.
     duplicates : {"last", "first", "mean", "error"}, default="last"
         A model's results files are merged task by task (a later file holding one task leaves the model's other
@@ -144,8 +148,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
                              f"{'acc' if arg == '--metric' else 'strict-match'}), got {v!r}")
     if isinstance(paths, (str, Path)):
         p = _check_path(paths, directory_ok=True)
-        files = ([f for f in _find(p, lambda name: name.endswith(".json") and not name.startswith(".")) if f.is_file()]
-                 if p.is_dir() else [p])
+        files = ([f for f in _find(p, lambda name: name.lower().endswith(_JSON_NAMES) and not name.startswith("."))
+                  if f.is_file()] if p.is_dir() else [p])
         if p.is_dir():  # a stale copy of a results file, another file of its model
             files = without_jupyter_copies(files, p, "SCORES", stacklevel=2)
     elif isinstance(paths, (list, tuple)):
@@ -153,8 +157,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
     else:
         raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
     if not files:
-        raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
-    helm = next((f for f in files if f.name in ("per_instance_stats.json", "run_spec.json")), None)
+        raise ValueError(f"SCORES: no .json results files (or .json.gz, .json.bz2, .json.xz) in {str(paths)!r}")
+    helm = next((f for f in files if _uncompressed(f).name in ("per_instance_stats.json", "run_spec.json")), None)
     if helm is not None:  # HELM run folders, which select, estimate and sequential read: per instance, not per model
         raise ValueError(f"SCORES: {str(helm.parent)!r} is a HELM run folder ({helm.name}): audit reads a scores "
                          "table, HELM's groups JSON (helm-summarize's, --format helm-json) or Open LLM results "
@@ -295,7 +299,7 @@ def _merge_runs(wide: pd.DataFrame, duplicates: str) -> pd.DataFrame:
 def _model_name(d: dict, f: Path) -> str:
     """The model of a results file: ``config_general.model_name``, else ``model_name``, else ``config.model_args``
     (as written; given as an object, its ``pretrained`` / ``model`` / ``path`` / ``engine`` entry), else the file's
-    name; a name that is not text is refused naming the file and the field."""
+    name without its endings; a name that is not text is refused naming the file and the field."""
     for obj, field in (("config_general", "model_name"), (None, "model_name"), ("config", "model_args")):
         holder = d.get(obj) if obj else d
         if holder is None:
@@ -311,7 +315,12 @@ def _model_name(d: dict, f: Path) -> str:
             raise ValueError(f"SCORES: {str(f)!r}: {f'{obj}.' if obj else ''}{field} is {_json_text(v)}, not a "
                              "model name")
         return v
-    return f.stem
+    return _uncompressed(f).stem
+
+
+def _uncompressed(f: Path) -> Path:
+    """``f`` without its compression's ending (``m.json.gz``: ``m.json``)."""
+    return f.with_suffix("") if f.suffix.lower() in (".gz", ".bz2", ".xz") else f
 
 
 def _groups(d: dict) -> set:
@@ -528,8 +537,7 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if fmt == "auto":
         if src.is_dir():
             fmt = "openllm-json"
-        elif src.suffix.lower() == ".json" or [x.lower() for x in src.suffixes[-2:]] in (
-                [".json", ".gz"], [".json", ".bz2"], [".json", ".xz"]):
+        elif src.name.lower().endswith(_JSON_NAMES):
             d = _read_json(src)  # decompressed by its first bytes
             fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
         else:
