@@ -490,13 +490,20 @@ class _SubsetEstimator(BaseEstimator):
     # which every model is right, or wrong, on every item is then refused)
     _needs_contrast = True
 
-    def _check_n_items(self, available: int, what: str) -> None:
+    def _check_n_items(self, available: int, what: str, src: _Outputs) -> None:
         """``n_items`` in [_min_items, available]; too few items is said of the source outputs, not as an empty
-        range of ``n_items``."""
+        range of ``n_items``, and a matrix of more rows than columns whose rows ``n_items`` fits, as transposed."""
         if available < self._min_items:
             raise ValueError(f"source_outputs: {type(self).__name__} needs at least {self._min_items}{what} items, "
                              f"got {available}")
-        check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=available)
+        try:
+            check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=available)
+        except ValueError as exc:
+            k, m, n = self.n_items, src.n_models, src.n_items
+            if src.proba is None and isinstance(k, (int, np.integer)) and not isinstance(k, bool) and n < k <= m:
+                raise ValueError(f"{exc}; source_outputs is {m} models × {n} items, so it looks transposed: pass "
+                                 "source_outputs.T") from None
+            raise
 
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)
@@ -512,7 +519,7 @@ class _SubsetEstimator(BaseEstimator):
             answered = ~src.missing.all(axis=0)
             if not answered.all():
                 self._answered = np.flatnonzero(answered)
-            self._check_n_items(int(answered.sum()), " answered")
+            self._check_n_items(int(answered.sum()), " answered", src)
             warnings.warn(
                 f"source_outputs: {self.n_missing_} of {src.missing.size} cells are missing; items are chosen and "
                 "models compared on the observed cells, and a source model's full-benchmark score is its mean over the "
@@ -522,7 +529,7 @@ class _SubsetEstimator(BaseEstimator):
                 stacklevel=3,
             )
         else:
-            self._check_n_items(src.n_items, "")
+            self._check_n_items(src.n_items, "", src)
         if source_scores is None:
             scores = src.model_means("source_outputs")
         else:

@@ -1,11 +1,13 @@
 """A numpy integer (a 0-d array such as ``np.array(10)``, or a scalar such as ``np.int32(10)``) is an integer to the
-estimators' ``n_items``: the same fit as the Python int; a 0-d array of a non-integer is refused naming n_items."""
+estimators' ``n_items``: the same fit as the Python int; a 0-d array of a non-integer is refused naming n_items, and
+an n_items beyond the columns of a matrix that looks transposed, saying so."""
 from __future__ import annotations
 
 import importlib
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from effstats._validation import check_positive_int
@@ -48,3 +50,23 @@ def test_check_positive_int_takes_a_0d_integer_array_and_names_the_argument_othe
         check_positive_int(np.array(0), "n_items")
     with pytest.raises(ValueError, match=r"^n_items: expected an integer >= 1, got \[1, 2\]$"):
         check_positive_int(np.array([1, 2]), "n_items")
+
+
+@pytest.mark.parametrize("module, name", CLASSES, ids=[c[1] for c in CLASSES])
+def test_n_items_beyond_the_columns_of_a_matrix_that_looks_transposed_says_so(data, module, name):
+    """Items × models given where models × items is expected (more rows than columns, n_items within the rows):
+    the range refusal says the matrix looks transposed and what to pass; where the shape does not say so, the range
+    alone."""
+    cls, (src, tgt) = getattr(importlib.import_module(module), name), data
+    flipped = src.T  # 60 "models" x 20 "items"
+    said = r"^n_items: expected an integer in \[\d, 20\], got 30; source_outputs is 60 models × 20 items, so it " \
+           r"looks transposed: pass source_outputs\.T$"
+    for given in (flipped, pd.DataFrame(flipped)):
+        with pytest.raises(ValueError, match=said):
+            _fit(cls, 30, (given, tgt))
+    est, _ = _fit(cls, 30, (flipped.T, tgt))  # as advised
+    assert len(est.selected_) == 30
+    # more items asked for than the rows hold, or a matrix of more columns than rows: the range alone
+    for n, given, most in ((61, flipped, 20), (61, src, 60)):
+        with pytest.raises(ValueError, match=rf"^n_items: expected an integer in \[\d, {most}\], got 61$"):
+            _fit(cls, n, (given, tgt))
