@@ -153,6 +153,29 @@ def test_json_lines_under_a_table_name_are_refused_as_json_lines(tmp_path, name)
         read_scores_csv(tmp_path / name)
 
 
+@pytest.mark.parametrize("lead", ["", "\n", "\ufeff\n \n"], ids=["first line", "after a blank line", "after a BOM"])
+def test_json_lines_named_parquet_are_refused_as_json_lines(tmp_path, lead):
+    # not sent to the lm-eval reader (which names a missing doc_id), nor refused as "not a Parquet file"
+    (tmp_path / "scores.parquet").write_text(lead + "".join(r.to_json() + "\n" for _, r in _long().iterrows()))
+    said = ("scores[.]parquet holds JSON lines \\(its first non-blank line is a JSON object\\), not a Parquet table; "
+            "lm-evaluation-harness logs are read under their names \\(samples_[*][.]jsonl\\) or from their folder$")
+    for fmt in ("auto", "parquet"):
+        with pytest.raises(ValueError, match=f"^source: {said}"):
+            read_results(tmp_path / "scores.parquet", format=fmt)
+
+
+@pytest.mark.parametrize("lead", ["\n", "\r\n \n", "\ufeff\n", "\ufeff"],
+                         ids=["LF", "CRLF and a space", "BOM line", "BOM"])
+def test_a_table_of_another_name_after_blank_lines_is_detected_as_a_table(tmp_path, lead):
+    """Blank lines (and a byte order mark) before the header: what the table reader passes over, so does the
+    format's detection, a table's name or not."""
+    df = _long()
+    want = df.pivot(index="model", columns="item", values="score").to_numpy()
+    for name, sep in (("scores", ","), ("scores.dat", "\t")):
+        (tmp_path / name).write_text(lead + df.to_csv(index=False, sep=sep), encoding="utf-8")
+        np.testing.assert_array_equal(read_results(tmp_path / name).values_with_nan(), want)
+
+
 def test_damaged_or_foreign_encodings_are_named(tmp_path):
     cut = tmp_path / "cut.csv"
     cut.write_bytes(gzip.compress(_long().to_csv(index=False).encode())[:30])

@@ -69,10 +69,11 @@ def _open_bytes(p: Path, compression: str | None) -> Any:
     return pd.io.common.get_handle(p, "rb", compression=compression, is_text=False)
 
 
-def refuse_json_lines(p: Path, compression: str | None, name: str = "path", expected: str = "") -> None:
+def refuse_json_lines(p: Path, compression: str | None, name: str = "path", expected: str = "",
+                      table: str = "a CSV/TSV table") -> None:
     """Raise where the file holds JSON lines (its first non-blank line parses as a JSON object) whatever its name:
     read as a table, its fields would be JSON's keys and values, refused as non-numeric columns. ``expected``: what
-    the caller reads instead, appended to the message."""
+    the caller reads instead, appended to the message; ``table``: what the file is not."""
     import json
 
     try:
@@ -91,8 +92,8 @@ def refuse_json_lines(p: Path, compression: str | None, name: str = "path", expe
     except ValueError:  # UnicodeDecodeError too
         return
     if is_object:
-        raise ValueError(f"{name}: {p.name} holds JSON lines (its first non-blank line is a JSON object), not a "
-                         f"CSV/TSV table{expected}")
+        raise ValueError(f"{name}: {p.name} holds JSON lines (its first non-blank line is a JSON object), not "
+                         f"{table}{expected}")
 
 
 def _refuse_nul(p: Path, sep: str, compression: str | None, name: str = "path") -> None:

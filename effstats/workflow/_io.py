@@ -66,10 +66,12 @@ def _detect(path: Path) -> str:
                 head = f.read(4096)
         except OSError:
             pass
-    line = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf")
-    text = b"\0" not in line and any(sep in line for sep in (b",", b"\t", b";"))
+    # the first line that is not blank, as the table reader finds the header (a BOM alone is blank)
+    line = next((x for x in (x.lstrip(b"\xef\xbb\xbf") for x in head.split(b"\n")) if x.strip()), b"")
+    json_line = line.lstrip().startswith(b"{")
+    text = b"\0" not in line and not json_line and any(sep in line for sep in (b",", b"\t", b";"))
     # Parquet's magic bytes, whatever the name; a file named .parquet that holds a text or compressed table is read
-    # as what it holds (any other, as Parquet: its reader says it is not one)
+    # as what it holds (any other, JSON lines too, as Parquet: its reader says what the file holds)
     if head.startswith(b"PAR1") or (name.endswith((".parquet", ".pq")) and not text
                                     and not head.startswith(_COMPRESSED_MAGIC)):
         return "parquet"
@@ -86,7 +88,7 @@ def _detect(path: Path) -> str:
     # another name: what the file holds decides (a compressed file is a table: its reader decompresses it)
     if head.startswith(_COMPRESSED_MAGIC):
         return "csv"
-    if line.lstrip().startswith(b"{"):
+    if json_line:
         return "lm-eval"
     if text:
         return "csv"
@@ -625,10 +627,13 @@ def _helm_only(opts: dict, name: str, what: str) -> None:
 def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     """A long or wide Parquet table, read as the CSV reader reads a table (the same layout checks)."""
     from ..datasets import read_scores_frame
+    from ..datasets._delimited import refuse_json_lines
 
     with open_regular(path) as fh:
         head = fh.read(4)
     if head != b"PAR1":  # every Parquet file begins (and ends) with these bytes: a CSV named so, say, is not one
+        refuse_json_lines(path, None, expected="; lm-evaluation-harness logs are read under their names "
+                          "(samples_*.jsonl) or from their folder", table="a Parquet table")
         raise ValueError(f"{path.name} is not a Parquet file (it does not begin with PAR1); for a CSV or TSV table, "
                          "format='csv'")
     try:
