@@ -121,8 +121,9 @@ _DIFFER = (": a choice ranked by log-likelihood and a generated answer are score
 
 
 @pytest.mark.parametrize("ref_logs_acc, said", [
-    (False, f"{_MC_LOGS}'acc'; the reference models' logs were read with 'exact_match' (the score of a generated "
-            f"answer), which it does not log{_DIFFER}"),
+    # the metrics the record gives, in both refusals: those it logs and those the reader computes from it
+    (False, f"{_MC_LOGS}'acc', 'acc_norm'; the reference models' logs were read with 'exact_match' (the score of a "
+            f"generated answer), which it does not log{_DIFFER}"),
     # the reference's generated answers read with the acc they log: new logs of the task as multiple choice give acc
     # too (the choice of highest log-likelihood), another measure
     (True, f"{_MC_LOGS}'acc', 'acc_norm'; the reference models' logs are of generated text (a generate_until task), "
@@ -148,11 +149,11 @@ def test_the_reader_says_which_kind_of_task_a_record_logs(refs):
     """Read with a metric the records do not log, each kind is named (``acc`` of generated text, the default)."""
     root, _ = refs
     with pytest.raises(ValueError, match=r"^metric: 'acc' is not logged in org__m00/samples_t0_[^ ]+ \(line 1\), a "
-                       r"record of generated text \(a generate_until task\); numeric fields there: \['exact_match'\]$"):
+                       r"record of generated text \(a generate_until task\); its metrics: \['exact_match'\]$"):
         read_lm_eval_samples(root / "gen" / "org__m00")
     with pytest.raises(ValueError, match=r"^metric: 'exact_match' is not logged in org__m00/samples_t0_[^ ]+ \(line "
-                       r"1\), a record of a multiple-choice task \(the log-likelihoods of 4 choices\); numeric fields "
-                       r"there: \['acc'\]$"):
+                       r"1\), a record of a multiple-choice task \(the log-likelihoods of 4 choices\); its metrics: "
+                       r"\['acc', 'acc_norm'\]$"):
         read_lm_eval_samples(root / "mc" / "org__m00", metric="exact_match")
 
 

@@ -141,9 +141,10 @@ def _hashes(d: Any, p: Any, t: Any) -> str:
 
 
 class MetricNotLogged(ValueError):
-    """A samples record without the metric asked for, with the file (as shown), the line, the metric, the record's
-    numeric fields and its number of choices (the log-likelihoods it logs; 0 for a record of generated text): a
-    caller reading a new model's logs with the reference's metric says from them which kind of task each logs."""
+    """A samples record without the metric asked for, with the file (as shown), the line, the metric, the metrics
+    the record gives (:func:`_record_metrics`) and its number of choices (the log-likelihoods it logs; 0 for a
+    record of generated text): a caller reading a new model's logs with the reference's metric says from them
+    which kind of task each logs."""
 
     def __init__(self, message: str, shown: str = "", line: int = 0, metric: str = "", fields: Any = (),
                  choices: int = 0) -> None:
@@ -359,9 +360,9 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
     elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
         value = float(np.argmax(logits) == gold)
     else:
-        fields = _numeric_fields(rec)
+        fields = _record_metrics(rec)[1]  # what the refusals of another kind of task list too
         raise MetricNotLogged(f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}), a record of "
-                              f"{task_kind(n)}; numeric fields there: {fields}", _shown(f), lineno, metric, fields, n)
+                              f"{task_kind(n)}; its metrics: {fields}", _shown(f), lineno, metric, fields, n)
     # inline, not a call: run for every record of every log
     d, p, t = rec.get("doc_hash"), rec.get("prompt_hash"), rec.get("target_hash")
     if d is None and p is None:  # logs of harness versions before the digests (raising would cost more)
@@ -449,17 +450,21 @@ def _first_files(source: Any, tasks: Any) -> dict[str, Path]:
 
 def _record_metrics(rec: Mapping) -> tuple[int, list[str]]:
     """A record's number of choices (the log-likelihoods it logs; 0 for generated text) and the per-item metrics it
-    gives: its numeric fields, and ``acc`` where it ranks choices by log-likelihood, ``acc_norm`` where it also
-    gives the choices' texts (the reader computes those)."""
+    gives: its numeric fields, and ``acc`` where it ranks choices by log-likelihood and names the right one,
+    ``acc_norm`` where it also gives the choices' texts (the reader computes those). What every message that says
+    which metrics a record gives lists."""
     resps = rec.get("filtered_resps", rec.get("resps"))
     lls = _logliks(resps) if isinstance(resps, list) and resps else None
-    computed = ["acc"] if lls else []
-    try:  # acc_norm divides by the choices' lengths: where the record gives their texts
-        if lls and len(_continuations(rec.get("arguments")) or ()) == len(lls):
-            computed.append("acc_norm")
-    except (ValueError, TypeError):
-        pass
-    return len(lls or ()), list(dict.fromkeys(computed + _numeric_fields(rec)))
+    n, computed = len(lls or ()), []
+    if n:
+        try:
+            conts = _continuations(rec.get("arguments"))
+        except (ValueError, TypeError):
+            conts = None
+        if _gold(rec.get("target"), conts, n) >= 0:  # the choice that is right, which both compare with
+            # acc_norm divides by the choices' lengths: where the record gives their texts as well
+            computed += ["acc", "acc_norm"] if len(conts or ()) == n else ["acc"]
+    return n, list(dict.fromkeys(computed + _numeric_fields(rec)))
 
 
 def file_metrics(f: Path) -> list[str] | None:

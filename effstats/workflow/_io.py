@@ -530,7 +530,7 @@ def _metric_not_logged(exc: MetricNotLogged, metric: Any, name: str, source: Any
     whose first record lacks the metric read for it (one name, where that reads every task), the metric read for
     the others."""
     said = (f"{exc.metric!r} is not logged in {exc.shown} (line {exc.line}), a record of {task_kind(exc.choices)}; "
-            f"numeric fields there: {exc.fields}")
+            f"its metrics: {exc.fields}")
     said = f"metric: {said}" if metric is not None else f"{name}: the default metric {said}"
     fit = [f for f in ("exact_match", "acc", "acc_norm") if f in exc.fields] or exc.fields
     task = getattr(exc, "task", None)

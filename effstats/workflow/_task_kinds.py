@@ -60,7 +60,8 @@ def _refusal(name: str, shown: str, line: int, choices: int, fields: Any, metric
              logged: bool) -> str:
     """The one line refusing a new record of another kind (``ref_kind``: the reference's, None where unknown) or
     measure than the reference's, naming the file and line, both kinds and both metrics."""
-    scored = _name_list(map(repr, _plain(list(fields))), 5) or "no numeric field"  # a record may log hundreds
+    # the metrics the record gives (the reader's _record_metrics), whichever refusal it is; a record may log hundreds
+    scored = _name_list(map(repr, _plain(list(fields))), 5) or "no metric"
     said = f"{name}: {shown} (line {line}) logs {task_kind(choices)}, scored by {scored}; the reference models' logs "
     if logged:  # the metric read is there, but of the other kind of task
         said += f"are of {_OF_KIND[ref_kind]}, read with {_plain(metric)!r}"
