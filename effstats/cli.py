@@ -226,11 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filter", default=None,
                    help="Open LLM / lm-eval results JSON: lm-eval 0.4's filter to read where a metric is logged "
                         "under several, e.g. flexible-extract (default: the first one logged)")
-    p.add_argument("--duplicates", default="last", choices=list(DUPLICATE_POLICIES),
+    p.add_argument("--duplicates", default=None, choices=list(DUPLICATE_POLICIES),
                    help="models listed more than once: keep the last row in file order, the first, average them, "
-                        "or refuse (default: last, with a warning); no date column is read: sort the rows to keep "
-                        "the latest run. A model's results JSON files are merged task by task: this resolves a task "
-                        "several of them hold")
+                        "or refuse (default: last, with a warning; refused where a text column names every row, "
+                        "which makes the rows distinct entries: --model that column audits them); no date column is "
+                        "read: sort the rows to keep the latest run. A model's results JSON files are merged task by "
+                        "task: this resolves a task several of them hold")
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
                         "for 'Average' / 'Score' and for results JSON files, the Mean Win Rate for 'Mean win rate' "

@@ -220,6 +220,73 @@ def test_duplicates_cli_default_warns_and_error_refuses(tmp_path, capsys):
     assert "--duplicates" in _err_lines(capsys)[0]
 
 
+def _weights_table(tmp_path) -> Path:
+    """ImageNet's export in small: one row per weight, its 'Model' the architecture; the best entry is the first of
+    its architecture's two rows."""
+    p = tmp_path / "weights.tsv"
+    p.write_text("Weight\tModel\ta\tb\tc\n"
+                 "vit_e2e\tvit\t0.9\t0.95\t0.92\n"
+                 "vit_linear\tvit\t0.5\t0.55\t0.52\n"
+                 "res_v1\tres\t0.7\t0.6\t0.65\n"
+                 "res_v2\tres\t0.8\t0.7\t0.75\n"
+                 "eff\teff\t0.6\t0.65\t0.7\n")
+    return p
+
+
+def test_rows_a_name_tells_apart_are_refused_by_default_not_merged(tmp_path, capsys):
+    """Rows of a repeated model that a text column naming every row tells apart are distinct entries: keeping the
+    last row of each would audit a ranking the file does not hold (its best entry dropped). Without --duplicates the
+    table is refused in one line naming both ways on; with either, it is read."""
+    p = _weights_table(tmp_path)
+    said = (r"2 value\(s\) of column 'Model' appear in more than one row .*pass --model 'Weight' to audit every row, "
+            r"or --duplicates last")
+    with pytest.raises(ValueError, match=said):
+        read_scores(p)
+    with pytest.raises(ValueError, match=said):  # a frame read from the file, as the file
+        audit(pd.read_csv(p, sep="\t"), n_boot=20, progress=False)
+    out = tmp_path / "o"
+    assert main(["audit", str(p), "--out", str(out), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "--model 'Weight'" in err[0] and "--duplicates last" in err[0]
+    assert not (out / "report.md").exists()
+    wide, _ = read_scores(p, model="Weight", explicit=["--model"])
+    assert len(wide) == 5 and wide.mean(axis=1).idxmax() == "vit_e2e"
+    with pytest.warns(UserWarning, match="kept the last row of each"):
+        wide, _ = read_scores(p, duplicates="last")
+    assert list(wide.index) == ["vit", "res", "eff"] and wide.loc["vit", "a"] == 0.5
+    assert main(["audit", str(p), "--out", str(out), "--model", "Weight", *FAST]) == 0
+    assert "5 models" in (out / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("run", [lambda i: f"2023-12-1{i}T04-42-16.291896", lambda i: f"{i}a3f9c1e0b"])
+def test_resubmissions_told_apart_by_a_run_column_are_read_by_default(tmp_path, run, capsys):
+    """A column unique to every row that holds dates or commit hashes tells runs of one model apart: those rows are
+    resubmissions, read as before (the last row of each kept, with the warning), and the column is not offered as
+    the model names."""
+    p = tmp_path / "runs.tsv"
+    rows = [("x", 0.4, 0.6), ("x", 0.5, 0.6), ("y", 0.2, 0.4), ("z", 0.5, 0.3)]
+    p.write_text("model\trun\ta\tb\n" + "".join(f"{m}\t{run(i)}\t{a}\t{b}\n" for i, (m, a, b) in enumerate(rows)))
+    with pytest.warns(UserWarning, match="kept the last row of each") as said:
+        wide, _ = read_scores(p)
+    assert list(wide.index) == ["x", "y", "z"] and wide.loc["x", "a"] == 0.5
+    assert not any("pass --model" in str(w.message) for w in said)
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), *FAST]) == 0
+
+
+@needs_shared
+def test_imagenet_weights_export_is_refused_by_default_and_read_by_weight():
+    """The torchvision export as found (112 weights of 79 architectures): merging by 'Model' dropped ViT-H/14's
+    SWAG E2E weight, the table's best entry."""
+    src = SHARED / "imagenet" / "leaderboard.tsv"
+    with pytest.raises(ValueError, match=r"27 value\(s\) of column 'Model' .*pass --model 'Weight'"):
+        read_scores(src)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        wide, published = read_scores(src, model="Weight", explicit=["--model"])
+    assert len(wide) == 112
+    assert published.idxmax() == "ViT_H_14_Weights.IMAGENET1K_SWAG_E2E_V1"
+
+
 def test_every_reader_takes_duplicates(tmp_path):
     # Open LLM CSV export: the same model at two precisions
     p = tmp_path / "ol.csv"

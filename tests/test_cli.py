@@ -513,10 +513,14 @@ def test_real_table_layouts_saved_index_model_name_and_duplicate_hint(tmp_path, 
     assert pub.tolist() == [0.5, 0.3, 0.4] and pub.attrs["kind"] == "mean"
     p2 = tmp_path / "d.tsv"
     p2.write_text("Weight\tModel\tGFLOPS\ta\tb\nw1\tvit\t10\t0.1\t0.2\nw2\tvit\t12\t0.3\t0.4\nw3\tres\t5\t0.2\t0.1\n")
-    # repeated models are refused on request; by default the last row is kept, with the same hint on stderr
+    # repeated models are refused on request; so are they by default, since the unique 'Weight' tells their rows
+    # apart (distinct entries, not resubmissions); --duplicates last keeps the last row, with the same hint on stderr
     assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress", "--duplicates", "error"]) == 2
     _one_line_error(capsys, "column 'Weight' is unique: pass --model 'Weight'")
-    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress", "--n-boot", "20"]) == 0
+    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress", "--n-boot", "20"]) == 2
+    _one_line_error(capsys, "pass --model 'Weight' to audit every row, or --duplicates last")
+    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress", "--n-boot", "20",
+                 "--duplicates", "last"]) == 0
     assert "column 'Weight' is unique: pass --model 'Weight'" in capsys.readouterr().err
     wide, _ = read_scores(p2, model="Weight", explicit=["--model"])
     assert list(wide.columns) == ["a", "b"]  # Model is text, GFLOPS is numeric metadata

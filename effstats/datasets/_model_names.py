@@ -89,6 +89,17 @@ def _is_timestamps(col: pd.Series) -> bool:
     return bool(col.astype(str).str.strip().str.match(_TIMESTAMP).all())
 
 
+# a commit hash (``3f2a9c1``, a 40-digit sha): a column of them names a model's revisions, not models
+_REVISION = re.compile(r"^(?=.*\d)[0-9a-f]{7,64}$", re.I)
+
+
+def _is_run_ids(col: pd.Series) -> bool:
+    """Whether every value of ``col`` marks a run of a model rather than a model: a date or time stamp, or a commit
+    hash (rows a column of them tells apart are resubmissions)."""
+    txt = col.astype(str).str.strip()
+    return bool(txt.str.match(_TIMESTAMP).all() or txt.str.match(_REVISION).all())
+
+
 # a table of one row per scenario and one column per model: its first column's header, its row labels (benchmark and
 # metric names) and its column headers (model names: an org/ prefix, a model family, a size or a date) say so
 _SCENARIO_HEADERS = {"scenario", "scenarios", "benchmark", "benchmarks", "task", "tasks", "dataset", "datasets",

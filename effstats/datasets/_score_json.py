@@ -523,10 +523,11 @@ def _is_helm(wide: Any, published: pd.Series | None) -> bool:
 
 def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str = "scenario", model: str | None = None,
           item: str | None = None, score: str | None = None, scenarios: Any = None, exclude: Any = None,
-          duplicates: str = "last", metric: str | None = None, filter: str | None = None,
+          duplicates: str | None = None, metric: str | None = None, filter: str | None = None,
           higher_is_better: Any = None) -> tuple[Any, pd.Series | None, list[str], bool]:
-    """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
-    _check_duplicates(duplicates)
+    """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM);
+    ``duplicates`` None: not chosen (:func:`effstats.datasets._scores.read_scores` says what that refuses)."""
+    given, duplicates = duplicates, _check_duplicates("last" if duplicates is None else duplicates)
     if format not in SCORE_FORMATS:
         raise ValueError(f"--format: expected one of {list(SCORE_FORMATS)}, got {format!r}")
     scen = _names(scenarios, "--scenarios") if isinstance(scenarios, str) else scenarios
@@ -570,7 +571,7 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
                                           ("score", score)) if v is not None]
         data, published = read_scores(src, by=by, model=model or "model", item=item or "item",
                                       score=score or "score", scenarios=scen, exclude=excl, explicit=explicit,
-                                      duplicates=duplicates, higher_is_better=higher)
+                                      duplicates=given, higher_is_better=higher)
     notes = []
     if isinstance(data, pd.DataFrame):
         if data.attrs.get("note"):

@@ -22,8 +22,8 @@ from .._published import _aggregates_of_rest, _correlations, _decimals, _detect_
 from .._shared import _name_list, _plain
 from ._cells import (PercentColumnsWarning, _is_metric_pairs, _pair_means, _percent,  # noqa: F401 (re-exported)
                      _refuse_infinite, _refuse_stray_cells, _text_cells, _warn_percent_columns, text_cell_message)
-from ._model_names import (_example_text, _has_markup, _is_link_column, _is_timestamps, _markup_rows, _MD_LINK,
-                           _plain_names, _refuse_empty_names, _refuse_transposed_board)
+from ._model_names import (_example_text, _has_markup, _is_link_column, _is_run_ids, _is_timestamps, _markup_rows,
+                           _MD_LINK, _plain_names, _refuse_empty_names, _refuse_transposed_board)
 from ._openllm_csv import _looks_openllm, read_openllm_csv
 from ._score_choices import _check_column_lists, _check_duplicates, _dedupe_with, _select, comma_note
 from ._score_files import _DOCUMENT, _check_path, _drop_empty_trailing, _read_text_table, per_example_columns
@@ -45,7 +45,7 @@ def _is_range_index(s: pd.Series) -> bool:
 
 def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
                 score: str = "score", scenarios: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
-                explicit: Sequence[str] = (), duplicates: str = "last",
+                explicit: Sequence[str] = (), duplicates: str | None = None,
                 higher_is_better: Sequence[str] | None = None) -> tuple[Any, pd.Series | None]:
     """Read a long or wide score table (CSV / TSV; the delimiter "," / tab / ";" is sniffed).
 
@@ -78,10 +78,12 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         Score columns to keep / to leave out.
     explicit : sequence of str, default=()
         The command-line options the user gave (e.g. ``"--score"``): those must name existing columns.
-    duplicates : {"last", "first", "mean", "error"}, default="last"
+    duplicates : {"last", "first", "mean", "error"} or None, default=None
         Models listed more than once: keep the last row in file order, the first, their mean, or refuse (no date
         column is read: sort the rows to keep the latest run). Keeping one row or the mean is said in a
-        ``UserWarning``.
+        ``UserWarning``. None reads as "last" (resubmissions), but refuses a wide table whose repeated rows a text
+        column naming every row tells apart (ImageNet's one row per weight, its ``Model`` the architecture):
+        distinct entries, which ``model=`` that column audits and "last" would merge.
     higher_is_better : sequence of str, default=None
         Score columns of a wide table read as they are. Without it, a column whose header is marked ↓ or names a
         lower-is-better metric ("Mean squared error", "WER", "val_loss", "Perplexity"; one warning names those)
@@ -128,7 +130,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     >>> published.attrs["kind"], published.tolist()
     ('mean', [0.7, 0.5, 0.3])
     """
-    _check_duplicates(duplicates)
+    chosen = duplicates is not None  # the default merges resubmissions, never rows a name tells apart
+    duplicates = _check_duplicates("last" if duplicates is None else duplicates)
     _check_column_lists(scenarios, exclude)
     higher_is_better = [higher_is_better] if isinstance(higher_is_better, str) else higher_is_better
     if higher_is_better is not None and (not np.iterable(higher_is_better) or isinstance(higher_is_better, dict)
@@ -224,7 +227,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     hint = order = ""
     if wide.index.has_duplicates:
         unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
-                       and pd.to_numeric(df[c], errors="coerce").isna().all() and not _is_timestamps(df[c])]
+                       and pd.to_numeric(df[c], errors="coerce").isna().all() and not _is_run_ids(df[c])]
         hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
         # a run's timestamp (an Open LLM details export's split_name): the column to sort by to keep the latest run
         order = next((str(c) for c in cols if c != mcol and df[c].notna().all() and _is_timestamps(df[c])), "")
@@ -234,6 +237,15 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
             # category (a type emoji, a family), not the model, and merging rows would collapse the leaderboard
             raise ValueError(f"--model: column {str(mcol)!r} names {n_distinct} distinct values for {len(wide)} rows; "
                              f"column {unique_text[0]!r} names every row: pass --model {unique_text[0]!r}")
+        if unique_text and "--model" not in explicit and not chosen:
+            # rows a name tells apart (not a run's time) are distinct entries (one per weight of an architecture),
+            # not resubmissions: keeping the last of each would rank a table the file does not hold
+            shared = wide.index[wide.index.duplicated(keep=False)].unique()
+            eg = ", ".join(repr(str(m)) for m in shared[:3]) + (" …" if len(shared) > 3 else "")
+            raise ValueError(f"--model: {len(shared)} value(s) of column {str(mcol)!r} appear in more than one row "
+                             f"(e.g. {eg}), rows that column {unique_text[0]!r} tells apart (a name for every row): "
+                             f"distinct entries, not resubmissions; pass --model {unique_text[0]!r} to audit every "
+                             f"row, or --duplicates last to keep the last row of each {str(mcol)!r}")
     decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
     wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint, order=order,
                                    names=(path.stem, path.parent.name), decimals=decimals,

@@ -458,7 +458,7 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
 # ---------------------------------------------------------------------------------------- the entry point
 def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", table: str | None = None,
           by: str = "scenario", model: str | None = None, item: str | None = None, score: str | None = None,
-          scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
+          scenarios: Any = None, exclude: Any = None, duplicates: str | None = None, published: Any = None,
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
           target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
           notes: list[str] | None = None, force: bool = False, n_jobs: int | None = None,
@@ -495,10 +495,12 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     higher_is_better : list of str, optional
         Score columns of a table read as they are. Without it, a column marked ↓ or named like a lower-is-better
         metric ("Mean squared error", "WER", "val_loss"; one warning names those) is negated.
-    duplicates : {"last", "first", "mean", "error"}, default="last"
+    duplicates : {"last", "first", "mean", "error"} or None, default=None
         Models listed more than once (resubmissions): keep the last row in file order (no date column is read),
         the first, average them, or refuse.
-        Keeping one row is said in a warning and in the report.
+        Keeping one row is said in a warning and in the report. None keeps the last row too, but refuses a table
+        whose repeated rows a text column naming every row tells apart (one row per weight of an architecture):
+        those are distinct entries, audited with ``model=`` that column, or merged with ``duplicates="last"``.
     published : Series or str, optional
         The published aggregate (Series indexed by model) or, for a DataFrame ``data``, the name of its column.
         Without it, a column of a DataFrame that equals the mean or the Mean Win Rate of the others is found and
@@ -714,7 +716,8 @@ def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: 
         raise ValueError(f"--aggregate: expected one of {['auto', *_SCORE_NAME]}, got {aggregate!r}")
     if ties not in ("auto", "strict", "half"):
         raise ValueError(f"--ties: expected 'auto', 'strict' or 'half', got {ties!r}")
-    check_option(duplicates, "--duplicates", DUPLICATE_POLICIES)
+    if duplicates is not None:  # None: not chosen
+        check_option(duplicates, "--duplicates", DUPLICATE_POLICIES)
     if published_kind not in (None, "mwr", "mean"):
         raise ValueError(f"published_kind: expected 'mwr', 'mean' or None, got {published_kind!r}")
     if out is not None:
