@@ -66,6 +66,16 @@ def test_top_k_guarantee_and_result_frame(helm_items):
     assert all(r.rank_flash > 3 + g[r.stop_size] for r in early.itertuples())
 
 
+def test_ranks_and_the_frame_list_the_best_first(helm_items):
+    # as the audit's rank table: by the Flash-HELM rank, ties by model id; the same rows as in the data's order
+    out = R.flash_helm(helm_items, sizes=(20, 50, 100, None), n_boot=40, level=0.9, rng=1)
+    rk, f = out.ranks, out.to_frame()
+    assert list(zip(rk.rank_flash, rk.index)) == sorted(zip(rk.rank_flash, rk.index))
+    assert rk.rank_flash.iloc[0] == 1 and rk.rank_flash.duplicated().any()  # ties are ordered too
+    assert list(f.model) == list(rk.index) and f.rank_flash.is_monotonic_increasing
+    assert set(rk.index) == set(R.Benchmark.from_data(helm_items).model_ids)
+
+
 def test_guarantee_holds_on_mmlu_over_orders():
     from effstats.datasets import load_mmlu
 

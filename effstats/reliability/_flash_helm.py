@@ -26,9 +26,10 @@ class FlashHELMResult:
     Attributes
     ----------
     ranks : DataFrame
-        One row per evaluated model: rank_flash, rank_low, rank_high (the range the model's full-data rank
-        lies in, from its own sampled examples; NaN without a ``level``), rank_full, stop_size, items_used,
-        items_full, saving (items_full / items_used), abs_rank_error, required_resolution, within.
+        One row per evaluated model, best first (by rank_flash, ties by model id, as the audit's rank table):
+        rank_flash, rank_low, rank_high (the range the model's full-data rank lies in, from its own sampled
+        examples; NaN without a ``level``), rank_full, stop_size, items_used, items_full, saving (items_full /
+        items_used), abs_rank_error, required_resolution, within.
     resolution : DataFrame
         Per stage size: Res(S) (Fig. 6), the tier rank it serves and the guard G(S).
     saving : float
@@ -125,7 +126,7 @@ class FlashHELMResult:
         Returns
         -------
         DataFrame
-            ``ranks`` with a ``model`` column and the columns total_saving, top_k, level.
+            ``ranks`` (best first) with a ``model`` column and the columns total_saving, top_k, level.
 
         See Also
         --------
@@ -662,7 +663,8 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
         for i, (low, high) in zip([i for i, _ in pending], _mwr_intervals(st, [r for _, r in pending], num_full,
                                                                            den_full, everyone)):
             rows[i].update(rank_low=low, rank_high=high)
-    ranks = pd.DataFrame(rows).set_index("model")
+    # best first, as the audit's rank table: by the Flash-HELM rank, ties by name
+    ranks = pd.DataFrame(rows).set_index("model").sort_values(["rank_flash", "model"], kind="stable")
     return FlashHELMResult(ranks=ranks, resolution=st["rr"],
                            saving=float(ranks["items_full"].sum() / ranks["items_used"].sum()),
                            top_k=st["top_k"] if st["level"] is not None else None, level=st["level"])
@@ -759,7 +761,9 @@ def flash_helm_orders(
     for o in it:
         r = _tournament(st, new_models, rng)
         rk = r.ranks
-        best = rk.iloc[int(np.argmin(rk.rank_full.to_numpy()))]  # first model of the best full rank
+        # of the models of the best full rank, the first in the data's order
+        first = pd.Index(st["bench"].model_ids).get_indexer(rk.index[rk.rank_full == rk.rank_full.min()]).min()
+        best = rk.loc[st["bench"].model_ids[first]]
         rows.append(dict(order=o, saving=r.saving, max_saving=float(rk.saving.max()), best_model=best.name,
                          best_rank_full=int(best.rank_full), best_rank_flash=int(best.rank_flash),
                          best_rank_low=best.rank_low, best_rank_high=best.rank_high,
