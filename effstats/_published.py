@@ -37,6 +37,21 @@ def _decimals(col: pd.Series) -> int:
     return max((one(v) for v in vals), default=0)
 
 
+def _decimals_of(frame: pd.DataFrame) -> dict:
+    """:func:`_decimals` of every column of ``frame``, its text cells read in one pass (a column holding other
+    values, such as the means of 'a/b' cells, column by column)."""
+    cells = pd.Series(frame.to_numpy(dtype=object).ravel(order="F"), dtype=object)
+    text = cells.map(type).eq(str).to_numpy()
+    alone = ~(text | cells.isna().to_numpy()).reshape(frame.shape, order="F").all(axis=0)
+    digits = np.zeros(len(cells))
+    if text.any():
+        # the digits between the first point and the next (none without a point), as _decimals counts them
+        after = cells[text].str.strip().str.partition(".")[2].str.partition(".")[0].str.len().clip(upper=12)
+        digits[text] = after.to_numpy(dtype=float)
+    most = digits.reshape(frame.shape, order="F").max(axis=0, initial=0)
+    return {c: _decimals(frame.iloc[:, j]) if alone[j] else int(most[j]) for j, c in enumerate(frame.columns)}
+
+
 def _norm_name(s: Any) -> str:
     return "".join(ch for ch in str(s).lower() if ch.isalnum())
 
@@ -87,8 +102,13 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
     half = np.where(obs, np.array([0.5 * 10.0 ** -dec[c] for c in cols]), 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         in_round_all = (half.sum(1, keepdims=True) - half) / (obs.sum(1, keepdims=True) - obs)
+    # a wide table's columns are judged one by one only where the values allow a match (or the name does)
+    maybe = (_could_match(x, rest, in_round_all, np.array([_EXACT_SLACK * 10.0 ** -dec[c] for c in cols]))
+             if by_values and len(cols) > 61 else np.full(len(cols), by_values))
     found = []
     for j, c in enumerate(cols):
+        if not maybe[j] and _norm_name(c) not in want:
+            continue
         y = x[:, j]
         best = None
         for key, ref_all in rest.items():
@@ -129,6 +149,35 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
     return found
 
 
+def _could_match(x: np.ndarray, rest: dict, in_round: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Which columns of ``x`` could match the mean or a Mean Win Rate of the others (``rest``) by the exact or the
+    close rule of :func:`_detect_published`, judged for every column at once: a superset (the thresholds widened
+    far beyond the floating-point error of sums taken in another order, the evidence bound taken on the column's own
+    rounding alone). ``unit``: each
+    column's rounding slack; ``in_round``: the rounding of each row's mean of the others."""
+    out = np.zeros(x.shape[1], bool)
+    have = ~np.isnan(x)
+    for key, ref in rest.items():
+        ok = have & np.isfinite(ref)
+        n = ok.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            span_y = np.where(ok, x, -np.inf).max(axis=0) - np.where(ok, x, np.inf).min(axis=0)
+            span_r = np.where(ok, ref, -np.inf).max(axis=0) - np.where(ok, ref, np.inf).min(axis=0)
+            dy = np.where(ok, x - np.where(ok, x, 0).sum(axis=0) / n, 0)
+            dr = np.where(ok, ref - np.where(ok, ref, 0).sum(axis=0) / n, 0)
+            r = (dy * dr).sum(axis=0) / np.sqrt((dy * dy).sum(axis=0) * (dr * dr).sum(axis=0))
+            valid = (n >= max(3, _MIN_ROWS)) & (span_y > 0) & (span_r > 0)
+            for scale in (1.0, 100.0, 0.01):
+                d = np.where(ok, np.abs(x - scale * ref), 0).max(axis=0)
+                tol = unit + (scale * in_round * _EXACT_SLACK / 0.5 if key == "mean" else 0)
+                tol_max = np.where(ok, tol, -np.inf).max(axis=0)
+                # exact: within the rounding, over _EVIDENCE times the column's own rounding at least
+                near = ((d <= tol_max * (1 + 1e-6) + 1e-12) & (span_y > _EVIDENCE * unit * (1 - 1e-6))) | (
+                    (r >= _CLOSE_R - 1e-6) & (d <= _CLOSE_RANGE * span_y * (1 + 1e-6) + 1e-12))
+                out |= valid & near
+    return out
+
+
 def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
     """Column ``j`` of ``x`` as a weighted mean of the other columns (``domain_average`` = 0.5 MMLU-PRO + 0.3 BBH
     + 0.2 GPQA): non-negative least squares, weights summing to 1 (or 100 / 0.01: a percent scale), on at least
@@ -139,10 +188,12 @@ def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
     """
     from scipy.optimize import nnls
 
+    if not 3 <= len(cols) <= 61:  # before the other columns are copied out, once a column of a wide table
+        return None
     others = [k for k in range(len(cols)) if k != j]
     y, a = x[:, j], x[:, others]
     ok = ~np.isnan(y) & ~np.isnan(a).any(axis=1)
-    if len(others) < 2 or len(others) > 60 or ok.sum() < len(others) + 5 or np.ptp(y[ok]) == 0:
+    if ok.sum() < len(others) + 5 or np.ptp(y[ok]) == 0:
         return None
     w, _ = nnls(a[ok], y[ok])
     scale = next((k for k in (1.0, 100.0, 0.01) if abs(w.sum() / k - 1) <= 0.02), None)

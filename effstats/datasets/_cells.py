@@ -35,27 +35,23 @@ _MARKERS = frozenset({"nan", "n/a", "na", "—", "–", "?", "null", "none", "-"
 _DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*%?\s*$")
 _THOUSANDS = re.compile(r"^\s*[-+]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?\s*%?\s*$")
 _PLAIN = re.compile(r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*%?\s*$")
+_INTEGER = re.compile(r"-?\d{1,15}")
 _DASH_MINUS = re.compile(r"^(\s*)[\u2212\u2013](?=\s*(\d|\.\d))")
 
 
-def _column(s: pd.Series, sep: str) -> pd.Series:
-    if s.dtype != object:
-        return s
-    txt = s.astype(str).str.strip().str.replace(_DASH_MINUS, r"\1-", regex=True)
-    present = s.notna()
-    if sep == ";":
-        txt = txt.where(~(present & txt.str.match(_DECIMAL_COMMA)), txt.str.replace(",", ".", regex=False))
-    else:
-        thousands = present & txt.str.match(_THOUSANDS)
-        # a column of numbers some of which carry thousands separators (an Elo of "1,085", "19,999" votes)
-        if thousands.any() and (thousands | ~present | txt.str.match(_PLAIN)
-                                | txt.str.lower().isin(_MARKERS)).all():
-            txt = txt.where(~thousands, txt.str.replace(",", "", regex=False))
-    numbers = present & txt.str.match(_PLAIN)
-    if not numbers.any():
-        return s
-    marker = present & ~numbers & txt.str.lower().isin(_MARKERS)
-    return s.where(~numbers, txt).where(~marker, MISSING)
+def _stacked(df: pd.DataFrame) -> tuple[list[int], pd.Series, np.ndarray]:
+    """The positions of ``df``'s text (object) columns, their cells as one Series, column after column, and the cells'
+    presence as an array of rows × those columns: the checks of a table of thousands of columns run once over the
+    cells, not once a column."""
+    cols = [j for j, t in enumerate(df.dtypes) if t == object]
+    cells = df.iloc[:, cols].to_numpy(dtype=object).ravel(order="F") if cols else np.empty(0, object)
+    flat = pd.Series(cells, dtype=object)
+    return cols, flat, flat.notna().to_numpy().reshape(len(df), len(cols), order="F")
+
+
+def _grid(mask: pd.Series | np.ndarray, n_rows: int) -> np.ndarray:
+    """A per-cell mask of :func:`_stacked`'s cells as rows × columns."""
+    return np.asarray(mask, dtype=bool).reshape(n_rows, -1, order="F")
 
 
 def plain_cells(df: pd.DataFrame, sep: str = ",") -> pd.DataFrame:
@@ -69,7 +65,69 @@ def plain_cells(df: pd.DataFrame, sep: str = ",") -> pd.DataFrame:
     >>> plain_cells(t).values.tolist()
     [['a', '1085', '-0.4'], ['b', '998', '0.2'], ['c', '-', '-']]
     """
-    return df.apply(lambda s: _column(s, sep))
+    cols, flat, present = _stacked(df)
+    if not cols or not len(df):
+        return df
+    n = len(df)
+    txt = flat.astype(str).str.strip().str.replace(_DASH_MINUS, r"\1-", regex=True)
+    here = present.ravel(order="F")
+    if sep == ";":
+        txt = txt.where(~(here & txt.str.match(_DECIMAL_COMMA).to_numpy(dtype=bool)),
+                        txt.str.replace(",", ".", regex=False))
+    else:
+        thousands = _grid(txt.str.match(_THOUSANDS), n) & present
+        # a column of numbers some of which carry thousands separators (an Elo of "1,085", "19,999" votes)
+        plain = _grid(txt.str.match(_PLAIN) | txt.str.lower().isin(_MARKERS), n)
+        grouped = thousands & (thousands.any(axis=0) & (thousands | ~present | plain).all(axis=0))
+        if grouped.any():
+            txt = txt.where(~grouped.ravel(order="F"), txt.str.replace(",", "", regex=False))
+    numbers = _grid(txt.str.match(_PLAIN), n) & present
+    if not numbers.any():
+        return df
+    # columns holding no number at all (model names, a licence) stay as written, markers too
+    marker = (~numbers & present & _grid(txt.str.lower().isin(_MARKERS), n) & numbers.any(axis=0)).ravel(order="F")
+    out = flat.where(~numbers.ravel(order="F"), txt).where(~marker, MISSING).to_numpy(dtype=object)
+    block = pd.DataFrame(out.reshape(n, len(cols), order="F"), index=df.index, columns=df.columns[cols])
+    if len(cols) == df.shape[1]:
+        return block
+    res = df.copy()
+    for k, j in enumerate(cols):
+        res.isetitem(j, block.iloc[:, k])
+    return res
+
+
+def as_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame.apply(pd.to_numeric, errors="coerce")`` with its text columns parsed in one call over their cells:
+    the values and dtypes pandas gives column by column (a column whose every cell is a whole number, which pandas
+    may read as integers, is parsed on its own).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats.datasets._cells import as_numbers
+    >>> t = pd.DataFrame({"a": ["0.5", "-"], "b": ["1", "2"], "c": ["x", "0.25"]})
+    >>> as_numbers(t).dtypes.tolist(), as_numbers(t).to_numpy().tolist()
+    ([dtype('float64'), dtype('int64'), dtype('float64')], [[0.5, 1.0, nan], [nan, 2.0, 0.25]])
+    """
+    cols, flat, _ = _stacked(frame)
+    if len(cols) < 2 or not len(frame):
+        return frame.apply(pd.to_numeric, errors="coerce") if cols else frame.copy()
+    n = len(frame)
+    vals = pd.to_numeric(flat, errors="coerce").to_numpy(dtype=float).reshape(n, len(cols), order="F")
+    with np.errstate(invalid="ignore"):
+        alone = ~np.isnan(vals).any(axis=0) & (vals == np.round(vals)).all(axis=0)
+    # integers written plainly (at most 15 digits: exact as floats) are what pandas reads as int64
+    written = flat.map(type).eq(str).to_numpy() & flat.astype(str).str.fullmatch(_INTEGER).to_numpy(dtype=bool)
+    ints = alone & _grid(written, n).all(axis=0)
+    columns: dict[int, Any] = {j: vals[:, k].astype(np.int64) if ints[k] else vals[:, k] for k, j in enumerate(cols)}
+    for k, j in enumerate(cols):
+        if alone[k] and not ints[k]:
+            columns[j] = pd.to_numeric(frame.iloc[:, j], errors="coerce").array
+    for j in set(range(frame.shape[1])) - set(cols):
+        columns[j] = pd.to_numeric(frame.iloc[:, j], errors="coerce").array
+    out = pd.DataFrame({j: columns[j] for j in range(frame.shape[1])}, index=frame.index)
+    out.columns = frame.columns
+    return out
 
 
 def text_cell_message(cells: pd.DataFrame, bad: pd.DataFrame, column: object, name: str = "",
@@ -95,16 +153,15 @@ def text_cell_message(cells: pd.DataFrame, bad: pd.DataFrame, column: object, na
 
 def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Cells written as percentages ("85.3%") → fractions; a column mixing "%" cells and plain numbers is refused."""
+    cols, flat, present = _stacked(df)
+    ends = _grid(flat.astype(str).str.strip().str.endswith("%"), len(df)) & present if cols else present
+    with_pct = [df.columns[j] for k, j in enumerate(cols) if ends[:, k].any()]  # the others are left as they are
     out = df.copy()
     converted = []
-    for c in df.columns:
+    for c in with_pct:
         s = df[c]
-        if s.dtype != object:
-            continue
         txt = s.astype(str).str.strip()
         pct = txt.str.endswith("%") & s.notna()
-        if not pct.any():
-            continue
         other = s.notna() & ~pct & ~txt.isin(["-", ""])
         if other.any():
             raise ValueError(f"SCORES: column {c!r} mixes percentages and plain numbers (e.g. "
@@ -124,11 +181,20 @@ _PAIR = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*$")
 
 def _is_metric_pairs(col: pd.Series) -> bool:
     """Whether a text column holds two numbers a cell (``94.2/92.3``; GLUE's F1/accuracy), '-' or empty aside."""
-    if col.dtype != object:
-        return False
-    vals = col.dropna().astype(str).str.strip()
-    vals = vals[~vals.isin(["", "-"])]
-    return bool(len(vals)) and bool(vals.str.match(_PAIR).all())
+    return bool(len(_metric_pair_columns(col.to_frame())))
+
+
+def _metric_pair_columns(df: pd.DataFrame) -> list:
+    """The text columns of ``df`` that hold two numbers a cell (:func:`_is_metric_pairs`), judged in one pass over
+    the cells."""
+    cols, flat, present = _stacked(df)
+    if not cols or not len(df):
+        return []
+    txt = flat.astype(str).str.strip()
+    held = _grid(~txt.isin(["", "-"]), len(df)) & present
+    pairs = _grid(txt.str.match(_PAIR), len(df))
+    found = held.any(axis=0) & (pairs | ~held).all(axis=0)
+    return [df.columns[j] for k, j in enumerate(cols) if found[k]]
 
 
 def _pair_means(col: pd.Series) -> pd.Series:
@@ -141,8 +207,10 @@ def _text_cells(cells: pd.DataFrame, numbers: pd.DataFrame | None = None) -> pd.
     """Where ``cells`` hold text: neither a number nor not evaluated ('-', empty or missing). ``numbers``: ``cells``
     as numbers (``pd.to_numeric(errors="coerce")``), where the caller has them."""
     if numbers is None:
-        numbers = cells.apply(pd.to_numeric, errors="coerce")
-    return numbers.isna() & cells.notna() & ~cells.astype(str).apply(lambda c: c.str.strip()).isin(["-", ""])
+        numbers = as_numbers(cells)
+    written = pd.Series(cells.astype(str).to_numpy(dtype=object).ravel(order="F"), dtype=object)
+    blank = written.str.strip().isin(["-", ""]).to_numpy().reshape(cells.shape, order="F")
+    return numbers.isna() & cells.notna() & ~pd.DataFrame(blank, index=cells.index, columns=cells.columns)
 
 
 def _refuse_text_cells(df: pd.DataFrame, columns: Sequence[Any], ids: pd.Index, path: Path,
@@ -172,7 +240,7 @@ def _refuse_stray_cells(num: pd.DataFrame) -> None:
     for a summary column, and a mean would be dominated by the cell. Only a table whose every column is within [0, 1]
     but for at most one cell in ten is judged; rows outside it in half their columns or more are left for the check
     of rows on two scales."""
-    x = num.apply(pd.to_numeric, errors="coerce").astype(float)
+    x = as_numbers(num).astype(float)
     if x.shape[1] == 0 or len(x) < 5:
         return
     above = (x > FRACTION_MAX) | (x < 0)

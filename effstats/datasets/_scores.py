@@ -18,9 +18,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._published import _aggregates_of_rest, _correlations, _decimals, _detect_published, _weights_text
+from .._published import _aggregates_of_rest, _correlations, _decimals_of, _detect_published, _weights_text
 from .._shared import _name_list, _plain
-from ._cells import (PercentColumnsWarning, _is_metric_pairs, _pair_means, _percent,  # noqa: F401 (re-exported)
+from ._cells import (PercentColumnsWarning, _is_metric_pairs, _metric_pair_columns, _pair_means,  # noqa: F401
+                     _percent, as_numbers,
                      _refuse_infinite, _refuse_stray_cells, _text_cells, _warn_percent_columns, text_cell_message)
 from ._model_names import (_example_text, _has_markup, _is_link_column, _is_run_ids, _is_timestamps, _markup_rows,
                            _MD_LINK, _plain_names, _refuse_empty_names, _refuse_transposed_board)
@@ -172,7 +173,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     # column is named "score"
     wide_one_row = (by not in cols and "--by" not in explicit and model in cols
                     and not df[model].duplicated().any()
-                    and not any(pd.to_numeric(df[c], errors="coerce").isna().all() for c in cols if c != model))
+                    and not as_numbers(df[[c for c in cols if c != model]]).isna().all().any())
     if {model, score} <= set(cols) and not wide_one_row:  # long format
         return _read_long(df, by=by, model=model, item=item, score=score, scenarios=scenarios, exclude=exclude,
                           duplicates=duplicates), None
@@ -217,7 +218,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     _refuse_empty_names(df[mcol], mcol)
     if "--model" not in explicit:
         _refuse_transposed_board(df, mcol, path)
-    paired = [c for c in df.columns if c != mcol and _is_metric_pairs(df[c])]
+    paired = [c for c in _metric_pair_columns(df) if c != mcol]
     if paired:
         df = df.assign(**{c: _pair_means(df[c]) for c in paired})
         named = ", ".join(repr(str(c)) for c in paired)
@@ -246,7 +247,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                              f"(e.g. {eg}), rows that column {unique_text[0]!r} tells apart (a name for every row): "
                              f"distinct entries, not resubmissions; pass --model {unique_text[0]!r} to audit every "
                              f"row, or --duplicates last to keep the last row of each {str(mcol)!r}")
-    decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
+    decimals = _decimals_of(df.drop(columns=mcol))
     wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint, order=order,
                                    names=(path.stem, path.parent.name), decimals=decimals,
                                    higher_is_better=higher_is_better)
@@ -286,17 +287,19 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                       f"aggregate: all are set aside from the scores, {str(agg[0])!r} read as the leaderboard's; to "
                       "score one of them, name the score columns with --scenarios (Python: scenarios=[...])",
                       UserWarning, stacklevel=3)
-    num_all = wide.apply(pd.to_numeric, errors="coerce")
+    num_all = as_numbers(wide)
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
-    meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _named_metadata(c, wide.columns))]
+    held = num_all.notna().any().to_numpy()  # per column, once
+    meta = [c for c, h in zip(wide.columns, held) if c not in agg and (not h or _named_metadata(c, wide.columns))]
     foot = {} if scenarios else _foot_rows(wide, num_all, [c for c in wide.columns if c not in meta
                                                            and c not in set(exclude or [])], decimals or {})
     if foot:
         keep = ~np.isin(np.arange(len(wide)), list(foot))
         foot = {str(wide.index[i]): what for i, what in foot.items()}
         wide, num_all = wide[keep], num_all[keep]
+        held = num_all.notna().any().to_numpy()
     cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
-    numeric = [c for c in wide.columns if c not in agg and num_all[c].notna().any() and c not in set(exclude or [])]
+    numeric = [c for c, h in zip(wide.columns, held) if c not in agg and h and c not in set(exclude or [])]
     _refuse_infinite(num_all[[c for c in dict.fromkeys([*agg, *(scenarios or cand)]) if c in num_all]])
     # only a column of integers 1 … n is compared with the others (a selection of them per column costs much on
     # a table of thousands of columns)
@@ -347,7 +350,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         -num_all[info["column"]] if info.get("lower") else num_all[info["column"]], info)
     if scenarios:
         sel = _select(wide, scenarios, None)
-        out = sel.apply(pd.to_numeric, errors="coerce")
+        out = as_numbers(sel)
         lower = _lower_columns(out.columns, higher_is_better, warn=True)
         out[lower] = -out[lower]
         out, published = _dedupe_with(out, published, duplicates, hint, order)
@@ -359,7 +362,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     wide_in, wide = wide, wide.drop(columns=meta)
     if exclude:
         wide = _select(wide, None, exclude)
-    num = wide.apply(pd.to_numeric, errors="coerce")
+    num = as_numbers(wide)
     # A column with some non-numeric cells (other than '-' / empty = not evaluated) is refused with the way out.
     bad = _text_cells(wide, num)
     if bad.to_numpy().any():

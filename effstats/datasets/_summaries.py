@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._published import _aggregates_of_rest, _decimals
+from .._shared import _tie_ranks
 
 _SUMMARY_NAME = re.compile(r"\b(sd|std|stdev|std\.?\s*dev\.?|standard deviation|variance|iqr|spread|median)\b", re.I)
 
@@ -106,10 +107,12 @@ def _summary_pass(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series 
     coded = whole & (share_whole <= 0.2) & (len(cand) >= 4) & np.array(
         [len(np.unique(x_all[~np.isnan(x_all[:, i]), i])) <= min(max(10, len(cand) + 1), n_obs[i] / 3)
          for i in range(len(cand))])
+    # every other column's largest magnitude: the largest of all but where the column is it, then the second
+    big = np.sort(absmax)[::-1]
+    other_max = np.where(absmax == big[0], big[1], big[0]) if len(big) > 1 else np.full(len(big), -np.inf)
     for i, c in enumerate(cand):
-        other = np.delete(absmax, i)
-        count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and 100 < maxima[i] < 2.0 ** 53 and other.max() > 0
-                 and maxima[i] > 10 * other.max())
+        count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and 100 < maxima[i] < 2.0 ** 53 and other_max[i] > 0
+                 and maxima[i] > 10 * other_max[i])
         top = next((t for t in (1.0, 100.0) if len(cand) - 1 >= 3 and share[t][i] >= 0.8), np.nan)
         if infinite[i]:
             continue  # an infinite score is refused, not set aside
@@ -117,7 +120,7 @@ def _summary_pass(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series 
             out[c] = f"values up to {maxima[i]:g}, off the scores' scale (at most {top:g})"
         elif count and not _tracks(num[c], ref, num[[o for o in cand if o != c]]):
             out[c] = (f"whole numbers up to {maxima[i]:g}, over 10 times every other column's largest value "
-                      f"({other.max():g}): a count (votes, battles), not a score")
+                      f"({other_max[i]:g}): a count (votes, battles), not a score")
         elif _SUMMARY_NAME.search(str(c)):
             out[c] = "named like a median or a dispersion of the scores"
         elif coded[i] and (n_levels := len(np.unique(x_all[~np.isnan(x_all[:, i]), i]))) >= 2:
@@ -125,7 +128,9 @@ def _summary_pass(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series 
                       "(name it with --scenarios if it is a score)")
     rest = [c for c in cand if c not in out]
     x = num[rest].to_numpy(dtype=float)
-    tols = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(num[c])) for c in rest])
+    tols = np.array([0.51 * 10.0 ** -(decimals[c] if c in decimals else _decimals(num[c])) for c in rest])
+    if len(rest) > 31 and not _row_statistic_screen(x, tols).any():
+        return out  # no column is a row statistic of all the others: the passes below would find none
     taken = np.zeros(len(rest), bool)
     for _ in range(2):  # a median beside a standard deviation: each is found once the other is set aside
         for i, c in enumerate(rest):
@@ -145,6 +150,48 @@ def _summary_pass(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series 
                 out[c] = why
                 taken[i] = True
     return out
+
+
+def _row_statistic_screen(x: np.ndarray, tols: np.ndarray) -> np.ndarray:
+    """Which columns of ``x`` could be a row statistic of all the other columns (:func:`_row_statistic` of each
+    column against the rest, at once): a superset, the statistics of the others computed from sorted rows and sums,
+    the thresholds widened by far more than their rounding, the check against repeated columns left out. A column
+    it clears is no row statistic of the others."""
+    n, k = x.shape
+    ok = ~np.isnan(x).any(axis=1)  # the rows each column is judged on: a missing cell anywhere drops the row
+    if ok.sum() < 5 or k < 3:
+        return np.zeros(k, bool)
+    x = x[ok]
+    m = len(x)
+    top_tol = np.sort(tols)[::-1]
+    tol = tols + np.where(tols == top_tol[0], top_tol[1], top_tol[0])  # the coarsest rounding among the others
+    maybe = np.ptp(x, axis=0) > 20 * tol * (1 - 1e-9)
+    if not maybe.any():
+        return maybe
+    order = np.argsort(x, axis=1, kind="stable")
+    srt = np.take_along_axis(x, order, axis=1)
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.arange(k)[None, :].repeat(m, axis=0), axis=1)
+
+    def others_at(q: int) -> np.ndarray:  # the q-th smallest of the others, every cell's row without it
+        return np.where(pos > q, srt[:, [q]], srt[:, [q + 1]])
+
+    h = (k - 1) // 2
+    median = others_at(h) if (k - 1) % 2 else (others_at(h - 1) + others_at(h)) / 2
+    s1, s2 = x.sum(axis=1, keepdims=True) - x, (x * x).sum(axis=1, keepdims=True) - x * x
+    var_n = np.maximum(s2 / (k - 1) - (s1 / (k - 1)) ** 2, 0)
+    stats = [median, np.sqrt(var_n * (k - 1) / (k - 2)), np.sqrt(var_n), others_at(0), others_at(k - 2)]
+    for ref in stats:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dy, dr = x - x.mean(axis=0), ref - ref.mean(axis=0)
+            r = (dy * dr).sum(axis=0) / np.sqrt((dy * dy).sum(axis=0) * (dr * dr).sum(axis=0))
+        close = maybe & (np.ptp(ref, axis=0) > 0) & ~(r < 0.999 - 1e-6)
+        for scale in (1.0, 100.0, 0.01):
+            hit = close & (np.ptp(scale * ref, axis=0) > 20 * tol * (1 - 1e-6)) & (
+                np.abs(x - scale * ref).max(axis=0) <= (scale * tol + tol) * (1 + 1e-6) + 1e-12)
+            if hit.any():
+                return hit
+    return np.zeros(k, bool)
 
 
 def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
@@ -300,8 +347,9 @@ def _companion_columns(num: pd.DataFrame, cand: list) -> dict:
     bounds: dict = {}
     for c in cand:
         s = str(c).strip()
-        base = max((b for b in names if len(s) > len(b) and s.startswith(b) and not s[len(b)].isalnum()),
-                   key=len, default=None)
+        # the longest other name that this one extends past a character that is not a letter or digit: looked up
+        # at each such character (a pass over every name for each would cost the square of the columns)
+        base = next((s[:k] for k in range(len(s) - 1, -1, -1) if not s[k].isalnum() and s[:k] in names), None)
         if base is None:
             continue
         b, x = num[names[base]].to_numpy(dtype=float), num[c].to_numpy(dtype=float)
@@ -371,6 +419,8 @@ def _likely_aggregates(num: pd.DataFrame, cand: list) -> dict:
 
     x = num[cand].to_numpy(dtype=float)
     rest = _aggregates_of_rest(x)
+    if not any((_spearman_columns(x, ref) >= 0.98 - 1e-6).any() for ref in rest.values()):
+        return {}  # no column near the bar: Spearman's ρ column by column would find none
     rho = np.full(len(cand), -1.0)
     for j in range(len(cand)):
         for ref in rest.values():
@@ -385,13 +435,34 @@ def _likely_aggregates(num: pd.DataFrame, cand: list) -> dict:
             for j in np.flatnonzero(top)}
 
 
+def _spearman_columns(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Spearman's ρ of each column of ``x`` with the same column of ``ref`` over the rows holding both (at least
+    20, neither constant there; else -1), every column at once: average ranks, then Pearson's r (equal to
+    scipy.stats.spearmanr's up to the order of the sums)."""
+    ok = ~np.isnan(x) & np.isfinite(ref)
+    n = ok.sum(axis=0)
+
+    def ranks(v: np.ndarray) -> np.ndarray:  # rows not held rank last, as equals: the others' ranks are theirs
+        lo, hi = _tie_ranks(np.where(ok, v, np.inf), axis=0)
+        return np.where(ok, (lo + hi) / 2, 0.0)
+
+    rx, rr = ranks(x), ranks(ref)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dx = np.where(ok, rx - rx.sum(axis=0) / n, 0)
+        dr = np.where(ok, rr - rr.sum(axis=0) / n, 0)
+        rho = (dx * dr).sum(axis=0) / np.sqrt((dx * dx).sum(axis=0) * (dr * dr).sum(axis=0))
+        spread = (np.where(ok, x, -np.inf).max(axis=0) > np.where(ok, x, np.inf).min(axis=0)) & (
+            np.where(ok, ref, -np.inf).max(axis=0) > np.where(ok, ref, np.inf).min(axis=0))
+    return np.where((n >= 20) & spread & np.isfinite(rho), rho, -1.0)
+
+
 def _foot_rows(wide: pd.DataFrame, num: pd.DataFrame, cols: list, decimals: dict) -> dict[int, str]:
     """Row positions of ``wide`` that are the column means, medians or standard deviations of the other rows in
     its numeric columns ``cols`` (:func:`_summary_rows`): a spreadsheet's foot, not models."""
-    cols = [c for c in cols if num[c].notna().any()]
+    cols = [c for c, held in zip(cols, num[cols].notna().any().to_numpy()) if held]
     if len(cols) < 3:
         return {}
-    tol = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(wide[c])) for c in cols])
+    tol = np.array([0.51 * 10.0 ** -(decimals[c] if c in decimals else _decimals(wide[c])) for c in cols])
     return _summary_rows(num[cols].to_numpy(dtype=float), tol, names=[str(m) for m in wide.index])
 
 

@@ -332,8 +332,12 @@ class Benchmark(ReadOnlyFields):
                 dup = data.columns[data.columns.duplicated()].unique()[:5].tolist()
                 raise ValueError(f"{name}: duplicated column names {dup}; rename them (one column per scenario)")
             # '-' marks "not evaluated"; no DataFrame.replace (its object downcasting is deprecated in pandas 2.2)
-            num = data.apply(pd.to_numeric, errors="coerce")
-            bad = num.isna() & data.notna() & (data.astype(str).apply(lambda c: c.str.strip()) != "-")
+            from ..datasets._cells import as_numbers  # its text columns parsed at once
+
+            num = as_numbers(data)
+            bad = num.isna() & data.notna()
+            if bad.to_numpy().any():  # the cells written '-' aside: text only where a cell is not a number
+                bad &= data.astype(str).apply(lambda c: c.str.strip()) != "-"
             if bad.any().any():
                 col = bad.any().idxmax()
                 # a frame straight from pd.read_csv: its model names are a column, not the index

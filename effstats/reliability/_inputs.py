@@ -10,7 +10,7 @@ import pandas as pd
 from .._published import _decimals, _detect_published
 from .._shared import _name_list, _plain
 from .._scales import RATING_MAX, names_percent, score_scales
-from ..datasets._cells import PercentColumnsWarning, _refuse_stray_cells
+from ..datasets._cells import PercentColumnsWarning, _refuse_stray_cells, as_numbers
 from ..datasets._score_files import per_example_columns
 from ._benchmark import _negated_columns, no_scenario_column
 from ._render import _SCORE_NAME
@@ -19,7 +19,7 @@ from ._render import _SCORE_NAME
 def _real(df: pd.DataFrame) -> pd.DataFrame | None:
     """The table as real numbers (unparsable cells NaN), or None when a column holds complex numbers: such input
     is left for :class:`effstats.reliability.Benchmark` to refuse with its message."""
-    x = df.apply(pd.to_numeric, errors="coerce")
+    x = as_numbers(df)
     return None if any(t.kind == "c" for t in x.dtypes) else x.astype(float)
 
 
