@@ -497,8 +497,8 @@ def _fitting(fields: list[str]) -> str | None:
 def _every_task_named(named: dict, source: Any, tasks: Any) -> dict:
     """``named`` (a per-task metric that reads the task a refusal met first) with each other task whose first
     record (:func:`~effstats.datasets._lm_eval_records.logged_metrics`) lacks the metric it would be read with
-    named too, and written as one name where that is one name for every task: the advice then reads every task,
-    where a metric no task logs was advised one task a refusal."""
+    named too, and written as one name where that is one name for every task: one rerun with the advice reads every
+    task, not one more task a refusal."""
     from ..datasets._lm_eval_files import _expand, _task_of
     from ..datasets._lm_eval_records import logged_metrics
 
