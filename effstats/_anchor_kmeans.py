@@ -17,13 +17,12 @@ def _anchors_of(X: np.ndarray, k: int, seed: int, n_init: int) -> tuple[np.ndarr
     """The anchors (sorted, distinct) and the summed shares of ``effstats._items._weighted_anchors``, for a drawn
     seed."""
     from sklearn.metrics import pairwise_distances_argmin
-    from threadpoolctl import threadpool_limits
 
     U, first, w = _distinct_rows(X)
     km = _weighted_kmeans(U, w, min(k, len(U)), seed, n_init)
     # one OpenMP thread, as in the k-means: with several, the nearest-item search can break ties differently from
     # run to run on a loaded machine
-    with threadpool_limits(limits=1, user_api="openmp"):
+    with _one_openmp_thread():
         anchors = first[pairwise_distances_argmin(km.cluster_centers_, U)]
     shares = np.bincount(km.labels_, weights=w, minlength=km.n_clusters) / w.sum()
     uniq, where = np.unique(anchors, return_inverse=True)
@@ -127,19 +126,38 @@ def _weighted_kmeans(U: np.ndarray, w: np.ndarray, k: int, seed: int, n_init: in
     on ``n_init``), each stopped after at most ``_KMEANS_ITER`` iterations. Elkan's algorithm gives Lloyd's
     iterations with fewer distance computations."""
     from sklearn.cluster import KMeans
-    from threadpoolctl import threadpool_limits
 
     starts = np.random.RandomState(seed)
     best = None
     # one OpenMP thread: with several, scikit-learn's k-means can give other clusters from run to run on a loaded
     # machine for a fixed seed
-    with threadpool_limits(limits=1, user_api="openmp"):
+    with _one_openmp_thread():
         for _ in range(n_init):
             km = KMeans(k, init=_kmeans_plusplus(U, w, k, starts), n_init=1, algorithm="elkan",
                         max_iter=_KMEANS_ITER).fit(U, sample_weight=w)
             if best is None or km.inertia_ < best.inertia_:
                 best = km
     return best
+
+
+_CONTROLLER: list = []  # threadpoolctl's controller of this process's thread pools, made at the first k-means
+
+
+def _one_openmp_thread() -> Any:
+    """A context in which the OpenMP runtime runs one thread (``threadpool_limits(limits=1, user_api="openmp")``).
+
+    ``threadpool_limits`` walks every shared library of the process at each call to find the thread pools (about
+    2 ms; twice an anchor k-means, hundreds of k-means a protocol); the controller that finds them is made once, after
+    scikit-learn's k-means and nearest-centre search have loaded the OpenMP runtime they use, and limits that runtime
+    at each call. A process whose controller holds no OpenMP runtime looks again."""
+    from threadpoolctl import ThreadpoolController
+
+    import sklearn.cluster  # noqa: F401  (loads scikit-learn's OpenMP runtime before the controller looks)
+    import sklearn.metrics  # noqa: F401
+
+    if not _CONTROLLER or not _CONTROLLER[0].select(user_api="openmp").lib_controllers:
+        _CONTROLLER[:] = [ThreadpoolController()]
+    return _CONTROLLER[0].limit(limits=1, user_api="openmp")
 
 
 def _kmeans_plusplus(U: np.ndarray, w: np.ndarray, k: int, rs: np.random.RandomState) -> np.ndarray:

@@ -203,3 +203,27 @@ def test_capped_kmeans_ends_within_a_tenth_of_a_percent_of_the_converged_run():
     # Lloyd's iterations never raise the inertia: the converged run passes through the capped one's state
     assert full.inertia_ <= fast.inertia_ * (1 + 1e-12)
     assert fast.inertia_ <= full.inertia_ * (1 + 1e-3)
+
+
+def test_anchor_kmeans_runs_one_openmp_thread_from_one_controller():
+    """The k-means' context limits the OpenMP runtime that scikit-learn's k-means uses to one thread, puts the
+    process's setting back on leaving, and keeps one threadpoolctl controller across calls."""
+    from threadpoolctl import threadpool_info
+
+    import effstats._anchor_kmeans as ak
+
+    def openmp():
+        return [(i["filepath"], i["num_threads"]) for i in threadpool_info() if i["user_api"] == "openmp"]
+
+    with threadpool_limits(limits=2, user_api="openmp"):
+        before = openmp()
+        with ak._one_openmp_thread():
+            inside = openmp()
+            controller = ak._CONTROLLER[0]
+        with ak._one_openmp_thread():
+            again = ak._CONTROLLER[0]
+        after = openmp()
+    assert inside and {n for _, n in inside} == {1}
+    assert [p for p, _ in inside] == [p for p, _ in before]
+    assert after == before and {n for _, n in before} == {2}
+    assert again is controller
