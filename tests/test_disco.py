@@ -193,6 +193,26 @@ def test_ties_broken_at_random_with_rng():
     assert not (np.sort(select_top_k(s, 5, rng=0)) == np.arange(5)).all()
 
 
+def test_disco_orders_items_tied_in_disagreement_by_the_documented_seeded_permutation():
+    # 0/1 correctness: an item's PDS and JSD depend only on how many sources get it right. 200 of 300 items have 10
+    # of 20 sources right (the largest JSD), the others 1-7, so the top 50 by PDS, then JSD, lie among 200 items tied
+    # on both. DISCO's docstring: they are ordered by a permutation from its stream, seeded with 0 without
+    # random_state, so the selection is reproducible either way.
+    g = np.random.default_rng(5)
+    x = np.zeros((20, 300))
+    for j, k in enumerate(np.r_[np.full(200, 10), g.integers(1, 8, 100)]):
+        x[g.choice(20, k, replace=False), j] = 1
+    src = ResponseMatrix(x)
+    first, again = (DISCO(50, selection="pds").fit(src).selected_ for _ in range(2))
+    np.testing.assert_array_equal(first, again)
+    balanced = np.arange(200)
+    rank = np.random.default_rng(0).permutation(300)[balanced]  # the tied items' places in the seeded permutation
+    np.testing.assert_array_equal(np.sort(first), np.sort(balanced[np.argsort(rank)[:50]]))
+    one, two = (np.sort(DISCO(50, selection="pds", random_state=s).fit(src).selected_) for s in (1, 2))
+    assert set(one) <= set(balanced) and set(two) <= set(balanced) and not np.array_equal(one, two)
+    np.testing.assert_array_equal(one, np.sort(DISCO(50, selection="pds", random_state=1).fit(src).selected_))
+
+
 # ----------------------------------------------------------------------------- estimator
 def test_disco_fit_predict_shapes_and_selection_is_top_pds():
     rm = benchmark()
