@@ -184,3 +184,25 @@ def test_sequential_update_takes_one_model_name_and_says_so(given):
         run.update(new, model=given)
     run.update(new, model=np.array("sim20"))  # the name a 0-d array holds
     assert run.state["model"] == "sim20"
+
+
+@pytest.mark.parametrize("container", [set, frozenset])
+def test_estimate_models_given_as_a_set_are_scored_in_the_results_order(container):
+    """A set has no order (a set of names iterates in their hashes' order, another in each process): its models'
+    rows come in the order of new_results, as without ``models``; a list keeps the order it gives."""
+    from effstats.workflow import select
+
+    d = simulate_responses(28, 200, rng=3)
+    sel = select(d.subset(models=range(20)), 30, seed=0)
+    new = d.subset(models=range(20, 28), items=sel.items)
+    names = list(new.model_ids)
+    every = estimate(sel, new).to_frame()
+    shuffled = [names[k] for k in (5, 2, 7, 0, 6, 3, 1, 4)]
+    got = estimate(sel, new, models=container(shuffled)).to_frame()
+    assert list(got.index) == names
+    pd.testing.assert_frame_equal(got, every)
+    listed = estimate(sel, new, models=shuffled[:3]).to_frame()
+    assert list(listed.index) == shuffled[:3]
+    pd.testing.assert_frame_equal(listed, every.loc[shuffled[:3]])
+    with pytest.raises(ValueError, match=r"^models: no model 'a-missing' in new_results"):
+        estimate(sel, new, models=container(["z-missing", names[0], "a-missing"]))

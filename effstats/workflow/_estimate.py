@@ -48,7 +48,8 @@ class Estimate:
     Parameters
     ----------
     model_ids : Index
-        The new models.
+        The new models, in the order of the results (or of the names ``estimate``'s ``models`` gave): every
+        per-model array and table follows it.
     leaderboard : DataFrame
         The reference models' scores on the whole benchmark (``score``: the task-weighted mean of their observed
         items, ``standard_error``: 0 for a model with every item, else the finite-population error of that mean).
@@ -647,7 +648,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         reference models' runs beside the new model's (HELM's ``benchmark_output/runs/SUITE`` after ``helm-run
         --suite`` for both, an lm-eval output folder of every model): name the new model(s), and the others are
         not read. A name not in ``new_results`` is refused, naming the model it differs from by letter case or
-        Unicode normalisation.
+        Unicode normalisation. The estimate's rows follow the order of the names given; a set of names, which
+        has no order, gives them in the order of ``new_results`` (as ``models=None`` does).
     progress : bool, default=False
         Show the progress of reading the reference data and of the refit on a terminal (standard error), each once
         it has taken 2 s.

@@ -240,8 +240,9 @@ def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", cho
 
 def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
     """The ids among ``ids`` (the models of the new results) that ``models`` names (one name, or several), in the
-    order given; a name not among them is refused, naming the id that differs from it only by Unicode normalisation,
-    by letter case or by HELM's ``org_name`` for ``org/name``, else the first few ids."""
+    order given, or, for a set (which has no order), in the order of ``ids``; a name not among them is refused,
+    naming the id that differs from it only by Unicode normalisation, by letter case or by HELM's ``org_name`` for
+    ``org/name``, else the first few ids."""
     if isinstance(models, np.ndarray) and models.ndim == 0:  # np.array('org/new'): the one name it holds
         models = models[()]
     wanted = [models] if isinstance(models, str) else models
@@ -249,6 +250,9 @@ def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
         raise ValueError(f"{name}: expected model names of new_results, got {type(models).__name__}")
     wanted = list(dict.fromkeys(map(str, wanted)))
     have = [str(i) for i in ids]
+    if isinstance(models, (set, frozenset)):  # a set iterates in its hashes' order, another in each process
+        at = {m: k for k, m in enumerate(have)}
+        wanted = sorted(wanted, key=lambda w: (0, at[w], "") if w in at else (1, 0, w))  # unknown names: by name
     if not wanted:
         raise ValueError(f"{name}: none given; name models of new_results ({_name_list(map(repr, _plain(have)), 5)})")
     for w in wanted:
