@@ -50,8 +50,8 @@ from ._shared import _caller_stacklevel, _name_list, _plain
 from ._shared import _value_list as _show
 # the result classes live in _subset_results; effstats._subset offers them too
 from ._subset_results import PredictionMetrics, SubsetPrediction, prediction_metrics
-from ._validation import (check_array, check_integer_outputs, check_positive_int, check_probabilities, frame_values,
-                          is_zero_one, snap_zero_one, value_range)
+from ._validation import (check_array, check_integer_outputs, check_item_count, check_positive_int, check_probabilities,
+                          frame_values, is_zero_one, snap_zero_one, value_range)
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -496,14 +496,11 @@ class _SubsetEstimator(BaseEstimator):
         if available < self._min_items:
             raise ValueError(f"source_outputs: {type(self).__name__} needs at least {self._min_items}{what} items, "
                              f"got {available}")
-        try:
+        if src.proba is not None:  # models × items × classes: its rows are models, whatever their number
             check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=available)
-        except ValueError as exc:
-            k, m, n = self.n_items, src.n_models, src.n_items
-            if src.proba is None and isinstance(k, (int, np.integer)) and not isinstance(k, bool) and n < k <= m:
-                raise ValueError(f"{exc}; source_outputs is {m} models × {n} items, so it looks transposed: pass "
-                                 "source_outputs.T") from None
-            raise
+        else:
+            check_item_count(self.n_items, "n_items", "source_outputs", (src.n_models, src.n_items),
+                             minimum=self._min_items, maximum=available)
 
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)

@@ -22,6 +22,7 @@ __all__ = [
     "check_probabilities",
     "check_fraction",
     "check_positive_int",
+    "check_item_count",
     "check_positive",
     "check_option",
     "check_flag",
@@ -665,6 +666,35 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | No
     if x < minimum or (maximum is not None and x > maximum):
         raise ValueError(f"{name}: expected an integer {rng}, got {x}")
     return int(x)
+
+
+def check_item_count(k: Any, name: str, matrix: str, shape: tuple[int, int], *, minimum: int = 1,
+                     maximum: int | None = None) -> int:
+    """:func:`check_positive_int` of a number of items to choose from a models × items ``matrix`` of ``shape``
+    (its items the default ``maximum``), whose refusal says the matrix looks transposed where it has more rows than
+    columns and ``k`` fits its rows: items × models given where models × items is expected.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_item_count
+    >>> check_item_count(20, "k", "x", (400, 30))
+    20
+    >>> try:
+    ...     check_item_count(100, "k", "x", (400, 30))
+    ... except ValueError as exc:
+    ...     print(exc)
+    k: expected an integer in [1, 30], got 100; x is 400 models × 30 items, so it looks transposed: pass x.T
+    """
+    m, n = shape
+    try:
+        return check_positive_int(k, name, minimum=minimum, maximum=n if maximum is None else maximum)
+    except ValueError as exc:
+        if isinstance(k, np.ndarray) and k.ndim == 0:
+            k = k[()]
+        if isinstance(k, Integral) and not isinstance(k, bool) and n < k <= m:
+            raise ValueError(f"{exc}; {matrix} is {m} models × {n} items, so it looks transposed: pass {matrix}.T"
+                             ) from None
+        raise
 
 
 def check_positive(x: Any, name: str, *, allow_zero: bool = False, maximum: float | None = None) -> float:

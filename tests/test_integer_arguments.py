@@ -70,3 +70,21 @@ def test_n_items_beyond_the_columns_of_a_matrix_that_looks_transposed_says_so(da
     for n, given, most in ((61, flipped, 20), (61, src, 60)):
         with pytest.raises(ValueError, match=rf"^n_items: expected an integer in \[\d, {most}\], got 61$"):
             _fit(cls, n, (given, tgt))
+
+
+@pytest.mark.parametrize("n", [30, np.int64(30), np.array(30)], ids=["int", "np.int64", "0-d array"])
+def test_select_mrmr_n_items_beyond_the_columns_of_a_matrix_that_looks_transposed_says_so(data, n):
+    """The function behind MRMR refuses a transposed matrix as the estimator does, naming its own argument."""
+    from effstats.disco import select_mrmr
+
+    src, _ = data
+    flipped = src.T  # 60 "models" x 20 "items"
+    with pytest.raises(ValueError, match=r"^n_items: expected an integer in \[1, 20\], got 30; responses is 60 models "
+                                         r"× 20 items, so it looks transposed: pass responses\.T$"):
+        select_mrmr(flipped, n)
+    chosen = select_mrmr(flipped.T, n)  # as advised
+    assert len(set(chosen.tolist())) == 30 and chosen.max() < 60
+    # more items asked for than the rows hold, or a matrix of more columns than rows: the range alone
+    for k, given, most in ((61, flipped, 20), (61, src, 60)):
+        with pytest.raises(ValueError, match=rf"^n_items: expected an integer in \[1, {most}\], got 61$"):
+            select_mrmr(given, k)

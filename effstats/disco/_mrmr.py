@@ -19,7 +19,8 @@ import numpy as np
 from scipy.special import digamma
 
 from .._subset import _impute, _SubsetEstimator
-from .._validation import check_array, check_option, check_positive_int, check_rng, check_unit_interval, is_zero_one
+from .._validation import (check_array, check_item_count, check_option, check_positive_int, check_rng,
+                           check_unit_interval, is_zero_one)
 from ._selection import select_random
 
 __all__ = ["MRMR", "RandomLearn", "select_mrmr", "mutual_information_relevance"]
@@ -243,7 +244,7 @@ def select_mrmr(responses: Any, n_items: int, *, scores: Any = None, scheme: str
     """
     x = check_unit_interval(responses, "responses", ndim=2)
     m, n = x.shape
-    k = check_positive_int(n_items, "n_items", maximum=n)
+    k = check_item_count(n_items, "n_items", "responses", (m, n))
     y = x.mean(axis=1) if scores is None else check_array(scores, "scores", ndim=1, shape=(m,))
     scheme = check_option(str(scheme).lower(), "scheme", _SCHEMES)
     n_neighbors = check_positive_int(n_neighbors, "n_neighbors")
