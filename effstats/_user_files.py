@@ -18,6 +18,15 @@ from pathlib import Path
 from typing import Any
 
 
+def refuse_empty_path(given: Any, name: str, expected: str = "a path", blank: bool = False) -> None:
+    """Raise naming ``name`` where ``given``, a path as text (or a path-like object), is empty: ``Path('')`` is the
+    current folder, whose every file would be read or written among. ``expected``: what ``name`` takes, in the
+    message (``"a folder"``); with ``blank``, a name of white space alone is refused too (an option's value)."""
+    text = os.fspath(given) if isinstance(given, (str, os.PathLike)) else None
+    if text is not None and not (text.strip() if blank else text):
+        raise ValueError(f"{name}: expected {expected}, got an empty name")
+
+
 def refuse_url(given: Any, name: str, output: bool = False) -> None:
     """Raise naming ``name`` where ``given``, a path that names nothing here, is a URL (``https://…``, ``s3://…``):
     said as given, where a Path would show ``https:/host/…`` as a missing file (or make that folder, for an

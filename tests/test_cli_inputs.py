@@ -193,6 +193,50 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(loop, capsys, t
     assert said in _one_error(argv(tmp_path), capsys)
 
 
+class _BytesPath:
+    def __fspath__(self):
+        return b""
+
+
+def test_one_refusal_of_an_empty_path_names_each_argument(tmp_path, monkeypatch):
+    """The readers, the writers and the command line refuse an empty path through one function, each naming its
+    own argument and what it takes; a name of spaces is refused where an option's value is (``--out ' '``)."""
+    from effstats._user_files import refuse_empty_path
+    from effstats.datasets import read_helm_runs, read_lm_eval_samples, read_scores_csv
+    from effstats.workflow import Selection, read_results, select
+
+    for given in ("", _BytesPath()):
+        with pytest.raises(ValueError, match=r"^x: expected a path, got an empty name$"):
+            refuse_empty_path(given, "x")
+    with pytest.raises(ValueError, match=r"^--out: expected a folder, got an empty name$"):
+        refuse_empty_path("  ", "--out", "a folder", blank=True)
+    for fine in (" ", ".", tmp_path, None, 3):
+        refuse_empty_path(fine, "x")  # not empty, or not a path (its own check names the type)
+    monkeypatch.chdir(tmp_path)  # what an empty name would have read, or written into
+    with pytest.raises(ValueError, match=r"^source: expected a path, got an empty name$"):
+        read_results("")
+    with pytest.raises(ValueError, match=r"^path: expected a file path, got an empty name$"):
+        read_scores_csv("")  # was "path: '.' does not exist"
+    for reader in (read_lm_eval_samples, read_helm_runs):  # read every log under the current folder
+        for given in ("", ["", tmp_path / "x"]):
+            with pytest.raises(ValueError, match=r"^path_or_paths: expected a path, got an empty name$"):
+                reader(given)
+    sel = select(simulate_responses(6, 30, rng=0), 10, seed=0)
+    with pytest.raises(ValueError, match=r"^directory: expected a path, got an empty name$"):
+        sel.save("")
+    with pytest.raises(ValueError, match=r"^directory: expected a path, got an empty name$"):
+        Selection.load("")
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_first_line_that_is_not_blank_is_found_once_for_every_reader():
+    from effstats.datasets._delimited import first_text_line
+
+    assert first_text_line([b"", b"\xef\xbb\xbf", b" \t\r", b"\xef\xbb\xbfmodel,a\r", b"m1,1"]) == b"model,a\r"
+    assert first_text_line([b"", b"  "]) == first_text_line([]) == b""
+    assert first_text_line(iter([b"{\"item\": 1}\n"])) == b"{\"item\": 1}\n"
+
+
 @pytest.mark.parametrize("command", ["select", "estimate", "sequential start", "audit"])
 def test_an_output_that_cannot_be_written_is_one_line(loop, capsys, tmp_path, command):
     root, items, new = loop

@@ -9,7 +9,7 @@ import warnings
 import zipfile
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -69,6 +69,12 @@ def _open_bytes(p: Path, compression: str | None) -> Any:
     return pd.io.common.get_handle(p, "rb", compression=compression, is_text=False)
 
 
+def first_text_line(lines: Iterable[bytes]) -> bytes:
+    """The first of ``lines`` that is not blank, a byte order mark at its head dropped (a BOM alone is blank), as
+    the table reader finds a table's header; b"" where every line is blank. ``lines`` is read up to that line."""
+    return next((x for x in (x.lstrip(b"\xef\xbb\xbf") for x in lines) if x.strip()), b"")
+
+
 def refuse_json_lines(p: Path, compression: str | None, name: str = "path", expected: str = "",
                       table: str = "a CSV/TSV table") -> None:
     """Raise where the file holds JSON lines (its first non-blank line parses as a JSON object) whatever its name:
@@ -79,12 +85,10 @@ def refuse_json_lines(p: Path, compression: str | None, name: str = "path", expe
     try:
         with _open_bytes(p, compression) as handle:
             f = getattr(handle, "handle", handle)
-            line = f.readline(_NUL_BLOCK)
-            while line and not line.lstrip(b"\xef\xbb\xbf").strip():  # blank lines (a BOM alone) before it
-                line = f.readline(_NUL_BLOCK)
+            line = first_text_line(iter(lambda: f.readline(_NUL_BLOCK), b""))
     except Exception:  # damaged compressed data (errors vary by compressor): the table reader names it
         return
-    line = line.lstrip(b"\xef\xbb\xbf").strip()
+    line = line.strip()
     if not line.startswith(b"{"):  # a table's header does not: most files are decided without parsing
         return
     try:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 
 from .._shared import _name_list
+from .._user_files import refuse_empty_path
 from .._validation import check_option
 
 _DUPLICATES = ("last", "first", "error", "mean")
@@ -27,6 +28,7 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
     ``what`` names one expected input ("file or directory") and ``accepted`` the accepted types, for the messages.
     """
     if isinstance(p, (str, os.PathLike)):
+        refuse_empty_path(p, arg)
         return one(Path(p).expanduser())
     if isinstance(p, Iterable) and not isinstance(p, (bytes, Mapping)):
         out = [x for q in p for x in _each_path(q, arg, one, what, accepted)]

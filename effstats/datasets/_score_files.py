@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .._shared import RepeatedKeyError, _plain
-from .._user_files import json_loads, refuse_url, repeated_key_said
+from .._user_files import json_loads, refuse_empty_path, refuse_url, repeated_key_said
 from ._cells import plain_cells
 from ._delimited import (_compression, _refuse_nul, excel_sep_hint, refuse_json_lines, refuse_short_rows,
                          refuse_workbook)
@@ -30,8 +30,7 @@ def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
     """SCORES must be an existing file (or folder when ``directory_ok``) given as a str / Path."""
     if not isinstance(path, (str, Path)):
         raise ValueError(f"SCORES: expected a file path, got {type(path).__name__}")
-    if not str(path):  # Path('') is the current folder
-        raise ValueError("SCORES: expected a file path, got an empty name")
+    refuse_empty_path(path, "SCORES", "a file path")
     p = Path(path)
     if not p.exists():
         refuse_url(path, "SCORES")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _is_float, _name_list, _plain, _repeated, _sorted_codes
+from .._user_files import refuse_empty_path
 from ..responses import ResponseMatrix
 from ._delimited import _compression, _other_separator, _read_delimited, _TextColumns, record_line, refuse_json_lines
 from ._files import _check_duplicates
@@ -121,6 +122,7 @@ def read_scores_csv(
     _check_duplicates(duplicates)
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path: expected a file path, got {type(path).__name__}")
+    refuse_empty_path(path, "path", "a file path")
     p = Path(path).expanduser()
     if not p.is_file():
         raise FileNotFoundError(f"path: {str(p)!r} does not exist")

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from .._escape import control_text, line_text
-from .._user_files import refuse_url
+from .._user_files import refuse_empty_path, refuse_url
 from ._names import (_SEEDLESS, HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES, METHODS, SCORES, WEIGHTS,
                      _lm_eval_comma_note, _shell_word, _tasks_option)
 
@@ -325,11 +325,9 @@ def _warn_out_among_inputs(args: argparse.Namespace) -> None:
 
 def _tasks(args: argparse.Namespace) -> list[str] | None:
     """--tasks as a list of names; --out checked to name a folder (an empty one would be the current folder)."""
-    if getattr(args, "out", None) is not None and not args.out.strip():
-        raise ValueError("--out: expected a folder, got an empty name")
     if getattr(args, "out", None) is not None:
+        refuse_empty_path(args.out, "--out", "a folder", blank=True)
         refuse_url(args.out, "--out", output=True)
-    if getattr(args, "out", None) is not None:
         _warn_out_among_inputs(args)
     if getattr(args, "tasks", None) is None:
         return None

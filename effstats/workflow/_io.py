@@ -15,8 +15,9 @@ import pandas as pd
 
 from .._shared import (RepeatedKeyError, open_regular, put_in_place, remove_stale_tmp, temporary_copy,
                        write_text_atomic)
-from .._user_files import json_loads, refuse_url, repeated_key_said
+from .._user_files import json_loads, refuse_empty_path, refuse_url, repeated_key_said
 from .._validation import check_trials
+from ..datasets._delimited import first_text_line
 from ..datasets._files import _walk
 from ..datasets._lm_eval_files import old_layout_hint
 from ..datasets._lm_eval_records import FilterNotChosen, MetricNotLogged, task_kind
@@ -66,8 +67,7 @@ def _detect(path: Path) -> str:
                 head = f.read(4096)
         except OSError:
             pass
-    # the first line that is not blank, as the table reader finds the header (a BOM alone is blank)
-    line = next((x for x in (x.lstrip(b"\xef\xbb\xbf") for x in head.split(b"\n")) if x.strip()), b"")
+    line = first_text_line(head.split(b"\n"))  # as the table reader finds the header
     json_line = line.lstrip().startswith(b"{")
     text = b"\0" not in line and not json_line and any(sep in line for sep in (b",", b"\t", b";"))
     # Parquet's magic bytes, whatever the name; a file named .parquet that holds a text or compressed table is read
@@ -344,8 +344,7 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path, a ResponseMatrix or a pandas DataFrame, got "
                          f"{type(source).__name__}")
-    if not os.fspath(source):  # Path('') is the current folder: every log under it would be read
-        raise ValueError(f"{name}: expected a path, got an empty name")
+    refuse_empty_path(source, name)
     try:
         path = Path(source).expanduser()
     except TypeError:  # an os.PathLike whose __fspath__ gives bytes
@@ -662,8 +661,7 @@ def check_path(path: Any, name: str) -> Path:
     """``path`` as a Path, or a ValueError naming ``name``."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path, got {type(path).__name__}")
-    if not os.fspath(path):  # Path('') is the current folder
-        raise ValueError(f"{name}: expected a path, got an empty name")
+    refuse_empty_path(path, name)
     refuse_url(path, name)
     return Path(path).expanduser()
 
