@@ -536,6 +536,55 @@ def test_lm_eval_compressed_logs_are_read(tmp_path, opener):
     assert plain.is_dir()
 
 
+@pytest.mark.parametrize("ending", [".gz", ".bz2", ".xz"])
+def test_lm_eval_results_file_compressed_beside_compressed_logs_names_the_model(tmp_path, ending):
+    """An output folder compressed whole (``gzip -r``): the run's results_<ts>.json.gz names the model and its
+    checkpoint, as the plain file does; one that is not what its name says is refused naming it."""
+    import bz2
+    import lzma
+
+    mod = {".gz": gzip, ".bz2": bz2, ".xz": lzma}[ending]
+    for ts, revision in (("2024-01-01T00-00-00.000001", "step1000"), (TS, "step2000")):
+        folder = _write_run(tmp_path, "/data/ckpt-a", "arc_easy", ts, [_mc_record(j, j % 2, True) for j in range(4)],
+                            model_args=f"pretrained=/data/ckpt-a,revision={revision}")
+        for f in (folder / f"samples_arc_easy_{ts}.jsonl", folder / f"results_{ts}.json"):
+            (folder / (f.name + ending)).write_bytes(mod.compress(f.read_bytes()))
+            f.unlink()
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        f"{stem}_{ts}{kind}{ending}" for ts in ("2024-01-01T00-00-00.000001", TS)
+        for stem, kind in (("samples_arc_easy", ".jsonl"), ("results", ".json")))
+    with pytest.warns(UserWarning, match=r"other checkpoints.*model '/data/ckpt-a' as 2 models"):
+        rm = read_lm_eval_samples(tmp_path)
+    assert list(rm.model_ids) == ["/data/ckpt-a@revision=step1000", "/data/ckpt-a@revision=step2000"]
+    np.testing.assert_array_equal(rm.values, [[0, 1, 0, 1]] * 2)
+    damaged = folder / f"results_{TS}.json{ending}"
+    damaged.write_bytes(mod.compress(b'{"model_name": "x"}')[:-8])  # a cut stream
+    with pytest.raises(ValueError, match=rf"^path_or_paths: {re.escape(folder.name)}/{re.escape(damaged.name)} "
+                                         r"\(the results file of the run\) cannot be read \(.+\); repair it"):
+        read_lm_eval_samples(tmp_path)
+
+
+def test_lm_eval_0_4_0_sample_files_compressed_are_named_with_what_to_do(tmp_path, capsys):
+    from effstats.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json.gz").write_bytes(gzip.compress(json.dumps({"config": {"model_args": "pretrained=org/m"}},
+                                                                   indent=2).encode()))
+    f = out / "pretrained__org__m_arc_easy.jsonl.gz"
+    f.write_bytes(gzip.compress(json.dumps([_mc_record(j, j % 2, False) for j in range(3)], indent=2).encode()))
+    what = "lm-evaluation-harness 0.4.0/0.4.1 sample files (<model_args>_<task>.jsonl, one JSON array per task)"
+    with pytest.raises(ValueError, match=re.escape(f"contains no samples_*.jsonl file; it holds {what}, which are "
+                                                   "not read") + r".*" + re.escape(f"(e.g. out/{f.name})")):
+        read_lm_eval_samples(out)
+    code = main(["select", str(out), "--budget", "2", "--out", str(tmp_path / "sel")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and what in err and f"(e.g. out/{f.name})" in err, err
+    f.write_bytes(b"[" + gzip.compress(b"[]")[1:])  # named .gz, neither gzip nor JSON: no hint, and no error
+    with pytest.raises(ValueError, match=r"contains no samples_\*\.jsonl file$"):
+        read_lm_eval_samples(out)
+
+
 def test_lm_eval_log_named_with_another_ending_is_named_in_a_warning(tmp_path):
     folder = _write_run(tmp_path, "org/m", "arc_easy", TS, [_mc_record(j, 1, True) for j in range(3)])
     (folder / f"samples_hellaswag_{TS}.jsonl.zip").write_bytes(b"PK")

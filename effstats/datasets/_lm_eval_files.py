@@ -3,15 +3,17 @@ folder, or the name in its run's results file), and the runs kept when a task wa
 from __future__ import annotations
 
 import json
+import lzma
 import re
 import warnings
+import zlib
 from pathlib import Path
 from typing import Any
 
 
 from .._shared import RepeatedKeyError, _name_list
 from .._user_files import json_loads, repeated_key_said
-from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, _walk,
+from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _open, _refuse_lfs_pointer, _walk,
                      refuse_repeated_runs, warn_repeated_runs, without_jupyter_copies)
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
@@ -58,6 +60,10 @@ def _expand(p: Any, arg: str) -> list[Path]:
 
 
 _LOG_ENDINGS = (".jsonl",) + tuple(".jsonl" + e for e in _COMPRESSED)
+# a run's results file, as lm-eval writes it or compressed beside compressed logs (``gzip -r`` of an output folder)
+RESULTS_ENDINGS = (".json",) + tuple(".json" + e for e in _COMPRESSED)
+# what a damaged compressed file raises on reading, besides OSError (gzip's BadGzipFile, bz2's invalid stream)
+_DAMAGED = (OSError, EOFError, zlib.error, lzma.LZMAError)
 
 # lm-eval 0.4.0 and 0.4.1 write each task's samples as one indented JSON array, to
 # ``<model_args with '/' and '=' as '__'>_<task>.jsonl`` beside one results.json per output folder
@@ -67,19 +73,20 @@ OLD_SAMPLES = ("lm-evaluation-harness 0.4.0/0.4.1 sample files (<model_args>_<ta
 
 
 def is_json_array(f: Path) -> bool:
-    """Whether the file's first character other than white space is ``[`` (a JSON array, not JSON lines)."""
+    """Whether the file's first character other than white space is ``[`` (a JSON array, not JSON lines), read
+    decompressed where it is compressed (gzip, bzip2, xz: by its first bytes)."""
     try:
-        with open(f, "rb") as fh:
+        with _open(f) as fh:
             head = fh.read(4096)
-    except OSError:
+    except (*_DAMAGED, UnicodeDecodeError):
         return False
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+    return head.lstrip(" \t\r\n").startswith("[")
 
 
 def old_layout_hint(folder: Path) -> str:
-    """:data:`OLD_SAMPLES` with the first such file, where the folder holds ``.jsonl`` files of JSON arrays; ""
-    otherwise."""
-    for f in _walk(folder, lambda name: name.endswith(".jsonl") and not name.startswith("samples_")):
+    """:data:`OLD_SAMPLES` with the first such file, where the folder holds ``.jsonl`` files (or compressed ones,
+    ``.jsonl.gz``, ``.bz2``, ``.xz``) of JSON arrays; "" otherwise."""
+    for f in _walk(folder, lambda name: name.endswith(_LOG_ENDINGS) and not name.startswith("samples_")):
         if f.is_file() and is_json_array(f):
             return f"it holds {OLD_SAMPLES} (e.g. {_shown(f)})"
     return ""
@@ -111,20 +118,36 @@ def _shown(f: Path) -> str:
 
 
 def _results_file(f: Path, ts: str) -> Path | None:
-    """The run's ``results_<ts>.json`` (or ``<stem>_<ts>.json``) beside a samples file of timestamp ``ts``."""
+    """The run's ``results_<ts>.json`` (or ``<stem>_<ts>.json``; either compressed, ``.json.gz``, ``.bz2``, ``.xz``,
+    where the plain one is not there) beside a samples file of timestamp ``ts``."""
     if not ts:
         return None
     m = re.match(r"\d{4}-\d{2}-\d{2}T[0-9\-:.]+", ts)
-    if m and m.group() != ts and (f.parent / f"results_{ts}.json").is_file():
-        return f.parent / f"results_{ts}.json"
+    exact = _named(f.parent, f"results_{ts}") if m and m.group() != ts else None
+    if exact is not None:
+        return exact
     ts = m.group() if m else ts  # a copy's run is the original's
     if not ts:
         return None
-    exact = f.parent / f"results_{ts}.json"
-    if exact.is_file():
+    exact = _named(f.parent, f"results_{ts}")
+    if exact is not None:
         return exact
-    others = sorted(p for p in f.parent.glob("*.json") if p.name.endswith(f"_{ts}.json") and p.is_file())
-    return others[0] if others else None
+    # the plain file first, then the compressed ones in RESULTS_ENDINGS' order
+    others = sorted((RESULTS_ENDINGS.index(e), p.name, p) for p in f.parent.glob("*.json*") for e in RESULTS_ENDINGS
+                    if p.name.endswith(f"_{ts}{e}") and p.is_file())
+    return others[0][2] if others else None
+
+
+def _named(folder: Path, stem: str) -> Path | None:
+    """The regular file ``stem`` + one of :data:`RESULTS_ENDINGS` in ``folder``, the plain one first; None."""
+    return next((p for p in (folder / (stem + e) for e in RESULTS_ENDINGS) if p.is_file()), None)
+
+
+def _results_text(r: Path) -> str:
+    """A run's results file as text, decompressed where it is compressed (by its first bytes, whatever its name),
+    without a byte order mark."""
+    with _open(r) as fh:
+        return fh.read()
 
 
 # model_args keys naming the model, in the order lm-eval tries them
@@ -135,14 +158,18 @@ def _name_in_results(r: Path, arg: str) -> str | None:
     """The model name recorded in a results file: ``model_name``, else the model in ``config.model_args``."""
     _refuse_lfs_pointer(r, _shown(r), arg)
     try:
-        with open(r, "rb") as fh:
-            doc = json_loads(fh.read().decode("utf-8"))
+        doc = json_loads(_results_text(r))
     except RepeatedKeyError as exc:
         raise ValueError(f"{arg}: {_shown(r)} (the results file of the run) {repeated_key_said(exc)}") from None
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         why = "nests lists or objects too deeply to read" if isinstance(exc, RecursionError) else str(exc)
         raise ValueError(
             f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({why}); repair it, delete it to name "
+            "the model by its folder, or pass a mapping model name -> path(s)"
+        ) from None
+    except _DAMAGED as exc:  # a damaged or truncated compressed file, or one named .gz that is not gzip
+        raise ValueError(
+            f"{arg}: {_shown(r)} (the results file of the run) cannot be read ({exc}); repair it, delete it to name "
             "the model by its folder, or pass a mapping model name -> path(s)"
         ) from None
     if not isinstance(doc, dict):
@@ -179,11 +206,10 @@ def _results_doc(r: Path | None, docs: dict[Path, Any], arg: str) -> Any:
         return None
     if r not in docs:
         try:
-            with open(r, "rb") as fh:
-                docs[r] = json_loads(fh.read().decode("utf-8"))
+            docs[r] = json_loads(_results_text(r))
         except RepeatedKeyError as exc:
             raise ValueError(f"{arg}: {_shown(r)} (the results file of the run) {repeated_key_said(exc)}") from None
-        except (ValueError, OSError, RecursionError):
+        except (ValueError, RecursionError, *_DAMAGED):
             docs[r] = None
     return docs[r]
 

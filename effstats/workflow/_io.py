@@ -19,7 +19,7 @@ from .._user_files import json_loads, refuse_empty_path, refuse_url, repeated_ke
 from .._validation import check_trials
 from ..datasets._delimited import first_text_line
 from ..datasets._files import _walk
-from ..datasets._lm_eval_files import old_layout_hint
+from ..datasets._lm_eval_files import RESULTS_ENDINGS, old_layout_hint
 from ..datasets._lm_eval_records import FilterNotChosen, MetricNotLogged, task_kind
 from ..responses import ResponseMatrix
 from ._schema import check
@@ -38,14 +38,14 @@ def _detect(path: Path) -> str:
         # lm-eval logs anywhere make it lm-eval's: the walk stops at the first; HELM's and the hint's files are
         # decisive once none is found
         helm = results = False
-        for f in _walk(path, lambda name: name.endswith((".json", ".jsonl")) or ".jsonl." in name):
+        for f in _walk(path, lambda name: name.endswith((".json", ".jsonl")) or ".jsonl." in name or ".json." in name):
             n = f.name
             if n.startswith("samples_") and ".jsonl" in n:
                 if f.is_file():
                     return "lm-eval"
             elif n == "per_instance_stats.json":
                 helm = helm or f.is_file()
-            elif n.startswith("results_") and n.endswith(".json"):
+            elif n.startswith("results_") and n.endswith(RESULTS_ENDINGS):
                 results = results or f.is_file()
         if helm:
             return "helm"
