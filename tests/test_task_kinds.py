@@ -4,14 +4,18 @@ things: the new logs are refused in one line naming the argument, the file, both
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from effstats import ResponseMatrix
 from effstats.cli import main
 from effstats.datasets import read_lm_eval_samples, simulate_responses
-from effstats.workflow import Selection, estimate, write_lm_eval_samples
+from effstats.workflow import Selection, SequentialRun, estimate, write_lm_eval_samples
 
 TS = "2026-01-01T00-00-00.000000"
 
@@ -169,3 +173,65 @@ def test_a_record_of_many_fields_is_named_by_five_of_them(refs, capsys, tmp_path
     err = _error(["estimate", tmp_path / "sel", new, "--out", tmp_path / "e"], capsys)
     assert len(err) < 800 and ("scored by 'exact_match', 'score_00', 'score_01', 'score_02', 'score_03' … and 36 "
                                "more; the reference models' logs were read with 'acc'") in err, err
+
+
+def _without_kinds(folder: Path, record: str, key: str = "reference") -> None:
+    """The record as an effstats that did not record the tasks' kinds wrote it (no other field depends on them)."""
+    doc = json.loads((folder / record).read_text())
+    assert doc[key].pop("task_kinds") == {"t0": "multiple-choice", "t1": "multiple-choice"}
+    (folder / record).write_text(json.dumps(doc, indent=1))
+
+
+def test_a_selection_saved_before_task_kinds_estimates_and_checks_the_kind_from_the_reference(refs, capsys,
+                                                                                             tmp_path):
+    """A manifest without ``task_kinds`` is read as before; the kinds come from the reference data its refit reads
+    (the same data: its content hash is checked), so new logs of another kind are refused as against a manifest of
+    today, with what to do."""
+    root, truth = refs
+    assert main(["select", str(root / "mc"), "--budget", "20", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0
+    capsys.readouterr()
+    shutil.copytree(tmp_path / "sel", tmp_path / "old")
+    _without_kinds(tmp_path / "old", "manifest.json")
+    items = Selection.load(tmp_path / "old").items
+    same = write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]], items=items)
+    pd.testing.assert_frame_equal(estimate(tmp_path / "old", same).to_frame(),
+                                  estimate(tmp_path / "sel", same).to_frame())
+    other = _with_acc(write_generation_logs(truth, tmp_path / "gen", [truth.model_ids[25]], items))
+    for sel in ("sel", "old"):
+        with pytest.raises(ValueError) as e:
+            estimate(tmp_path / sel, other)
+        assert str(e.value) == f"new_results: org__m25/samples_t0_{TS}.jsonl (line 1) {_LOGS_ACC}"
+    err = _error(["estimate", tmp_path / "old", other, "--out", tmp_path / "e"], capsys)
+    assert err.endswith(_LOGS_ACC) and not (tmp_path / "e").exists()
+
+
+def test_a_sequential_run_saved_before_task_kinds_says_what_it_cannot_check(refs, capsys, tmp_path):
+    """A run that reads no reference data (a precision run) cannot tell the reference's kinds without them: its
+    update says so and what to do, and records the look; a run that reads the reference data (adaptive) checks
+    the kind from it."""
+    root, truth = refs
+    run = SequentialRun.start(root / "mc", half_width=0.1, initial=20)
+    run.save(tmp_path / "seq")
+    _without_kinds(tmp_path / "seq", "state.json", "reference")
+    batch = json.loads((tmp_path / "seq" / "batch_001" / "items.json").read_text())
+    same = write_lm_eval_samples(truth, tmp_path / "same", models=[truth.model_ids[25]], items=batch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # logs of the reference's kind: not a word
+        SequentialRun.load(tmp_path / "seq").update(same)
+    other = _with_acc(write_generation_logs(truth, tmp_path / "gen", [truth.model_ids[25]], batch))
+    with pytest.warns(UserWarning) as said:
+        SequentialRun.load(tmp_path / "seq").update(other)
+    said = [str(w.message) for w in said if "kind" in str(w.message)]
+    assert said == ["new_results: task 't0' logs generated text (a generate_until task), and the reference logs were "
+                    "read with 'acc' (a multiple-choice score: the choice of highest log-likelihood); the reference's "
+                    "record names no task's kind (it was written before effstats recorded them), so the two kinds are "
+                    "not compared: if the reference models ran the task as a multiple-choice task, run the new model "
+                    "on it so; start again to have the kinds checked"], said
+    with pytest.warns(UserWarning, match=r"^reference: 24 reference models; the adaptive test's accuracy interval"):
+        adaptive = SequentialRun.start(root / "mc", target_se=0.5)
+    adaptive.save(tmp_path / "ada")
+    _without_kinds(tmp_path / "ada", "state.json", "reference")
+    batch = json.loads((tmp_path / "ada" / "batch_001" / "items.json").read_text())
+    other = _with_acc(write_generation_logs(truth, tmp_path / "gen_ada", [truth.model_ids[25]], batch))
+    with pytest.raises(ValueError, match=re.escape(_LOGS_ACC)):
+        SequentialRun.load(tmp_path / "ada").update(other)

@@ -21,6 +21,7 @@ from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined
                        _design_rows, _interval_se, _pick_name, _TaskResult, warn_unobserved_strata)
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._refit import _refit
+from ._task_kinds import with_task_kinds
 from ._select import Selection, _observed_scores
 from ._names import MANIFEST, SCORES
 from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note, models_named,
@@ -733,7 +734,9 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(f"restrict_to_manifest: expected True or False, got {_plain(restrict_to_manifest)!r}")
     zero_one = _zero_one_method(fits, rm)
     try:
-        new, failed = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
+        # a manifest written before the tasks' kinds were recorded: those of the reference data refitted from
+        new, failed = read_new_results(new_results, with_task_kinds(selection.reference, rm), metric=metric,
+                                       duplicates=duplicates)
     except ValueError as exc:
         said = "pass duplicates='last', 'first' or 'mean' to choose or average them"
         if zero_one is None or said not in str(exc):

@@ -30,6 +30,7 @@ from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._report import _FEW_MODELS_KNOWN_ITEMS, _Report, _result_dict
 from ._schema import check_checksums, checksums
 from ._sequential_adaptive import BANK, _AdaptiveRule
+from ._task_kinds import with_task_kinds
 from ._tasks import _version, check_task_keys, item_tasks, samples_by_task
 
 __all__ = ["SequentialRun"]
@@ -659,6 +660,7 @@ class SequentialRun(_AdaptiveRule, _Report):
                              "run the batch's failed items again")
         # the run's tasks (a task per item of its order), by which a per-task --metric is compared with the run's
         ref = {"tasks": sorted(set(map(str, st.get("tasks") or []))), **st["reference"]}
+        ref = with_task_kinds(ref, self._reference)  # a state written before the kinds were recorded
         new, failed = read_new_results(new_results, ref, metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:

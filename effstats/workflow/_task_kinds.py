@@ -9,6 +9,7 @@ the other, whatever the metric is called. The kind is told by what each record l
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pandas as pd
@@ -23,6 +24,8 @@ _RUN_AS = {MULTIPLE_CHOICE: "a multiple-choice task", GENERATION: "a generation 
 _OF_KIND = {MULTIPLE_CHOICE: "a multiple-choice task", GENERATION: "generated text (a generate_until task)"}
 _SCORE = {MULTIPLE_CHOICE: " (a multiple-choice score: the choice of highest log-likelihood)",
           GENERATION: " (the score of a generated answer)"}
+# the kind of task lm-eval's usual metrics are scores of, where nothing else tells it
+_NAMED_KIND = {"acc": MULTIPLE_CHOICE, "acc_norm": MULTIPLE_CHOICE, "exact_match": GENERATION}
 _DIFFER = ("a choice ranked by log-likelihood and a generated answer are scored differently, so the one score does "
            "not estimate the other")
 
@@ -83,14 +86,28 @@ def other_measure(exc: MetricNotLogged, name: str, reference: dict) -> str:
     task = getattr(exc, "task", None)
     ref_kind = kinds.get(str(task)) if task is not None else None
     if ref_kind is None:
-        ref_kind = {"acc": MULTIPLE_CHOICE, "acc_norm": MULTIPLE_CHOICE, "exact_match": GENERATION}.get(exc.metric)
+        ref_kind = _NAMED_KIND.get(exc.metric)
     return _refusal(name, exc.shown, exc.line, exc.choices, exc.fields, exc.metric, ref_kind, False)
+
+
+def with_task_kinds(reference: dict, rm: ResponseMatrix | None) -> dict:
+    """``reference`` (a manifest's or a state's record of the reference data) with each task's kind read from the
+    reference data ``rm`` where the record names none, as a record written before the kinds were recorded: new logs
+    are then checked as against a record of today. ``reference`` itself where it names them, where ``rm`` is None
+    (a run that reads no reference data) or where the data tells no kind (tables, HELM runs)."""
+    if "task_kinds" in reference or rm is None or reference.get("layout") != "lm-eval":
+        return reference
+    kinds = task_kinds(rm)
+    return {**reference, "task_kinds": kinds} if kinds else reference
 
 
 def refuse_other_kind(new: ResponseMatrix, source: Any, reference: dict, name: str = "new_results") -> None:
     """Raise where a task of new lm-eval logs (read with the reference's metric) is of another kind than the
     reference logs recorded for it, in one line naming the file, the line of a record of that kind, both kinds and
-    both metrics; nothing where the reference recorded no kinds (tables, HELM runs, records of earlier versions).
+    both metrics; nothing where the reference recorded no kinds (tables, HELM runs). Where the reference is lm-eval
+    logs whose record names none (written before the kinds were recorded; :func:`with_task_kinds` gives a caller
+    that reads the reference data its kinds), a warning saying what to do where the new logs are of another kind
+    than the one the reference's metric names (``acc``: multiple-choice, ``exact_match``: generation).
 
     Raises
     ------
@@ -99,8 +116,20 @@ def refuse_other_kind(new: ResponseMatrix, source: Any, reference: dict, name: s
         by 'acc', 'exact_match'; the reference models' logs are of a multiple-choice task, read with 'acc': …"``.
     """
     kinds = reference.get("task_kinds")
-    got = task_kinds(new) if kinds else None
+    got = task_kinds(new) if kinds or reference.get("layout") == "lm-eval" else None
     if not got:
+        return
+    if not kinds:  # only the metric's name tells the reference's kind: a word where the new logs' kind is another
+        for task, kind in got.items():
+            metric = _metric_of(reference.get("metric"), task)
+            named = _NAMED_KIND.get(metric)
+            if named is not None and named != kind:
+                warnings.warn(f"{name}: task {_plain(task)!r} logs {_OF_KIND[kind]}, and the reference logs were read "
+                              f"with {_plain(metric)!r}{_SCORE[named]}; the reference's record names no task's kind "
+                              "(it was written before effstats recorded them), so the two kinds are not compared: if "
+                              f"the reference models ran the task as {_RUN_AS[named]}, run the new model on it so; "
+                              "start again to have the kinds checked", UserWarning, stacklevel=4)
+                return
         return
     for task, kind in got.items():
         want = kinds.get(task)
