@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effstats import ResponseMatrix
-from effstats._subset import _as_outputs, _float_values
+from effstats._outputs import _as_outputs, _float_values
 from effstats.disco import DISCO
 from effstats.disco._selection import _disagreement
 

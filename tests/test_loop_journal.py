@@ -362,7 +362,7 @@ def test_files_a_command_killed_before_its_journal_staged_are_removed_by_the_nex
     """The staged copies a ``select --force`` killed before its journal left (the reference copy can be hundreds of
     megabytes) go with the next command on the folder, not when a later run writes the same names; another file
     of that form whose name no run writes, and a staged file of a live process, stay."""
-    from effstats.workflow._io import REFERENCE_CACHE
+    from effstats.workflow._reference_copy import REFERENCE_CACHE
 
     root, truth = logs
     sel = tmp_path / "sel"

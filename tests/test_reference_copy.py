@@ -12,7 +12,8 @@ import pytest
 
 from effstats import ResponseMatrix
 from effstats.datasets import simulate_responses
-from effstats.workflow import Selection, _io, content_hash, estimate, read_results, select, write_lm_eval_samples
+from effstats.workflow import (Selection, _io, _reference_copy, content_hash, estimate, read_results, select,
+                               write_lm_eval_samples)
 from effstats.workflow._refit import _refit
 
 # the reference logs are parsed once and read by test after test (tests/conftest.py: parsed_logs_kept)
@@ -106,30 +107,31 @@ def test_the_copy_gives_back_class_probabilities_labels_and_predictions_exactly(
                                            item_ids=[f"t/{k}" for k in range(6)])
     pred = ResponseMatrix(rm.values, predictions=rng.integers(0, 3, (4, 6, 2)), model_ids=list("abcd"))
     for data in (rm, pred):
-        assert _io.save_reference(tmp_path, data, content_hash(data)) == "reference.npz"
-        back, why = _io.reference_copy(tmp_path, content_hash(data))
+        assert _reference_copy.save_reference(tmp_path, data, content_hash(data)) == "reference.npz"
+        back, why = _reference_copy.reference_copy(tmp_path, content_hash(data))
         assert why is None
         for field in ("values", "probabilities", "labels", "predictions"):
             a, b = getattr(data, field), getattr(back, field)
             assert (a is None and b is None) or (a.dtype == b.dtype and np.array_equal(a, b)), field
     stamped = rm.with_metadata(items=pd.DataFrame({"t": pd.Timestamp("2026-01-01")}, index=rm.item_ids))
     (tmp_path / "reference.npz").unlink()
-    assert _io.save_reference(tmp_path, stamped, content_hash(stamped)) is None  # metadata JSON does not carry
+    # metadata JSON does not carry
+    assert _reference_copy.save_reference(tmp_path, stamped, content_hash(stamped)) is None
     assert not (tmp_path / "reference.npz").exists()
-    assert _io.reference_copy(tmp_path, content_hash(rm)) == (None, None)  # no copy, and none refused
+    assert _reference_copy.reference_copy(tmp_path, content_hash(rm)) == (None, None)  # no copy, and none refused
 
 
 def test_a_copy_whose_probabilities_were_changed_is_refused(tmp_path):
     p = np.random.default_rng(1).dirichlet(np.ones(3), size=(4, 6))
     rm = ResponseMatrix.from_probabilities(p, labels=[0, 1, 2, 0, 1, 2])
-    _io.save_reference(tmp_path, rm, content_hash(rm))
+    _reference_copy.save_reference(tmp_path, rm, content_hash(rm))
     path = tmp_path / "reference.npz"
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     arrays["probabilities"] = arrays["probabilities"].copy()
     arrays["probabilities"][0, 0, :2] = arrays["probabilities"][0, 0, 1::-1]  # two choices swapped: same 0/1 values
     np.savez(path, **arrays)
-    back, why = _io.reference_copy(tmp_path, content_hash(rm))
+    back, why = _reference_copy.reference_copy(tmp_path, content_hash(rm))
     assert back is None and re.search(r"reference\.npz is not a copy of this manifest's reference data "
                                       r"\(its class probabilities, labels or predictions changed\)", why), why
 
@@ -156,7 +158,7 @@ def test_estimate_from_the_copy_of_harness_logs_equals_estimate_from_the_logs(lm
     sel = select(src, 30, method=method, seed=0)
     sel.save(tmp_path / "sel")
     assert "reference.npz" in json.loads((tmp_path / "sel" / "manifest.json").read_text())["files"]
-    back, why = _io.reference_copy(tmp_path / "sel", content_hash(read))
+    back, why = _reference_copy.reference_copy(tmp_path / "sel", content_hash(read))
     assert why is None and back.items.equals(read.items) and back.models.equals(read.models)
     for field in ("values", "missing", "probabilities", "labels"):
         assert np.array_equal(getattr(back, field), getattr(read, field)), field
@@ -273,7 +275,7 @@ def test_a_fifo_in_place_of_the_copy_is_refused_without_waiting_for_a_writer(dat
     with pytest.raises(OSError, match="not a regular file"):
         open_regular(copy)
     sha = json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["sha256"]
-    assert _io.copy_cells_digest(tmp_path / "sel", sha) is None
+    assert _reference_copy.copy_cells_digest(tmp_path / "sel", sha) is None
     # the command-line loop: the copy refused with the warning, the reference data read (a read of the FIFO would
     # wait for a writer for ever)
     cmd = [sys.executable, "-m", "effstats", "estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--out",

@@ -174,7 +174,7 @@ def test_bad_input_names_the_argument(args, match):
                   elements=st.one_of(st.sampled_from([0.0, 0.5, 1.0, np.nan]), st.floats(0, 1))))
 def test_the_value_responses_all_alike_would_have_is_numpys_nanmedian(y):
     # the subset estimators' median of each target's observed responses (from one sort) against numpy's nanmedian
-    from effstats._subset import _row_medians
+    from effstats._outputs import _row_medians
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a target without a value: NaN

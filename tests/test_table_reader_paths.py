@@ -26,7 +26,7 @@ from effstats.datasets import _long_read as long_read
 from effstats.datasets import _score_tables as tables
 from effstats.datasets import _table_layouts as layouts
 from effstats.datasets import read_scores_csv, read_scores_frame
-from effstats.workflow import _io, read_results
+from effstats.workflow import _io, _reference_copy, read_results
 
 # cells users write: numbers in several spellings, markers, booleans, text, values outside [0, 1]
 CELLS = ["0", "1", "0.5", " 1", "1 ", "-", "", "nan", "inf", "1e0", "0.25", "True", "false", "x", "1.0", "+0",
@@ -465,7 +465,7 @@ def test_content_hash_of_a_matrix_read_in_row_blocks_is_that_of_the_whole_matrix
         h.update(json.dumps([str(m) for m in rm.model_ids]).encode())
         h.update(json.dumps([str(i) for i in rm.item_ids]).encode())
         h.update(np.ascontiguousarray(rm.values_with_nan(), dtype="<f8").tobytes())
-        assert _io.content_hash(rm) == h.hexdigest()
+        assert _reference_copy.content_hash(rm) == h.hexdigest()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

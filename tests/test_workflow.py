@@ -566,11 +566,12 @@ def test_docstring_examples_run():
     import effstats.workflow._estimate as estimate_
     import effstats.workflow._io as io_
     import effstats.workflow._lm_eval_writer as writer
+    import effstats.workflow._reference_copy as copy_
     import effstats.workflow._select as select_
     import effstats.workflow._sequential as seq
     import effstats.workflow._tasks as tasks_
 
-    for mod in (tasks_, select_, estimate_, io_, writer, seq):
+    for mod in (tasks_, select_, estimate_, io_, copy_, writer, seq):
         res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.failed == 0 and res.attempted > 0, mod.__name__
 
@@ -1511,7 +1512,7 @@ def test_a_kept_reference_matrix_has_the_layout_and_bank_of_the_data_read_again(
     run in memory order): the bank fitted at the start is the bank a refit on the data given, or on the run's saved
     copy, gives, and the integer item ids (lm-eval doc_ids) keep their order."""
     from effstats.irt import IRT2PL
-    from effstats.workflow._io import reference_copy
+    from effstats.workflow._reference_copy import reference_copy
 
     sim = simulate_responses(30, 300, rng=0)
     given = ResponseMatrix(np.array(sim.values, order=order), model_ids=sim.model_ids,

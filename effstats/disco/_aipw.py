@@ -61,7 +61,8 @@ from scipy import linalg, special
 from sklearn.base import clone, is_classifier
 
 from .._shared import array_digest
-from .._subset import _collapsed_strata, _impute, _item_groups, _SubsetEstimator
+from .._outputs import _impute, _item_groups
+from .._subset import _collapsed_strata, _SubsetEstimator
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng, is_zero_one
 from ._logistic import logistic_one_feature
 from ._selection import select_random

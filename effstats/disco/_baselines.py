@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .._subset import _collapsed_strata, _collapsed_weights, _impute, _item_groups, _SubsetEstimator, _weighted_anchors
+from .._outputs import _impute, _item_groups
+from .._subset import _collapsed_strata, _collapsed_weights, _SubsetEstimator, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from .._subset import _first_per_group
 from ._aipw import _stratified_variance

@@ -11,7 +11,8 @@ from scipy import stats
 from sklearn.base import clone
 
 from .._results import ConfidenceInterval
-from .._subset import _flagged_names, _fold, _SubsetEstimator, _quiet_missing
+from .._outputs import _fold, _quiet_missing
+from .._subset import _flagged_names, _SubsetEstimator
 from .._subset_results import SubsetPrediction
 from .._shared import _name_list, _plain
 from .._validation import check_array, check_flag, check_positive_int, check_rng, is_zero_one

@@ -16,7 +16,8 @@ import pandas as pd
 
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _plain
-from .._subset import _Outputs, _SubsetEstimator, _item_groups, _quiet_missing
+from .._outputs import _item_groups, _Outputs, _quiet_missing
+from .._subset import _SubsetEstimator
 from .._subset_results import SubsetPrediction
 from .._validation import check_array, check_option, check_positive_int, check_rng
 from ..exceptions import check_is_fitted

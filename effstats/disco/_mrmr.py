@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from scipy.special import digamma
 
-from .._subset import _impute, _SubsetEstimator
+from .._outputs import _impute
+from .._subset import _SubsetEstimator
 from .._validation import (check_array, check_item_count, check_option, check_positive_int, check_rng,
                            check_unit_interval, is_zero_one)
 from ._selection import select_random

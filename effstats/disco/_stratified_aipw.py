@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from .._subset import _first_per_group, _impute, _item_groups
+from .._outputs import _impute, _item_groups
+from .._subset import _first_per_group
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
 from ._aipw import AIPW, _check_folds, _deal_folds, _Fit
 from ._logistic import penalised_logit

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from .._items import _started_anchor_runs
-from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
+from .._outputs import _impute, _some
+from .._subset import _SubsetEstimator, _weighted_anchors, select_random
 from .._shared import _plain
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from ..exceptions import ConvergenceWarning

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold
 
 from .._results import ConfidenceInterval
-from .._subset import _some
+from .._outputs import _some
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._copy_nearest import _distance, _evaluate_predicted, _source_with_missing

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._shared import _plain
 from .._shared import _value_list as _list_ids
-from .._subset import _check_position_ids, _some
+from .._outputs import _check_position_ids, _some
 from .._validation import (check_array, check_binary, check_positive_int, check_unit_interval, frame_values,
                            is_zero_one, masked_as_nan)
 from ..bitpack import PackedBinaryMatrix

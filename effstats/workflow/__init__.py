@@ -24,7 +24,8 @@ del annotations  # the __future__ import's binding, not a name of the package (d
 
 if _typing.TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
     from ._estimate import Estimate, estimate
-    from ._io import content_hash, read_results
+    from ._io import read_results
+    from ._reference_copy import content_hash
     from ._lm_eval_writer import write_lm_eval_samples
     from ._select import Selection, neyman_shares, select
     from ._sequential import SequentialRun
@@ -34,7 +35,7 @@ __all__ = ["select", "estimate", "Selection", "Estimate", "SequentialRun", "read
            "allocate_budget", "neyman_shares", "write_lm_eval_samples", "METHODS"]
 # the names above and the submodule that defines each
 _EXPORTS = {"select": "_select", "Selection": "_select", "estimate": "_estimate", "Estimate": "_estimate",
-            "SequentialRun": "_sequential", "read_results": "_io", "content_hash": "_io",
+            "SequentialRun": "_sequential", "read_results": "_io", "content_hash": "_reference_copy",
             "allocate_budget": "_tasks", "neyman_shares": "_select", "write_lm_eval_samples": "_lm_eval_writer"}
 
 

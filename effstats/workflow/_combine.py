@@ -19,7 +19,7 @@ from .._range import beyond_scores, score_range
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _apart, _name_list, _plain
 from ..responses import ResponseMatrix
-from ._io import known_ids
+from ._reference_copy import known_ids
 from ._tasks import _TaskFit, design_methods
 
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from .._shared import _plain, open_regular
 from ..responses import ResponseMatrix
-from ._io import cells_digest, content_hash, copy_cells_digest, read_results, reference_copy
+from ._io import read_results
+from ._reference_copy import cells_digest, content_hash, copy_cells_digest, reference_copy
 
 
 def reread_reference(info: dict, reference: Any, directory: Path | None, *, made: str, where: str, again: str,

@@ -20,8 +20,9 @@ from typing import Any, Iterator
 
 from .._shared import (SWAP, _record_json, exists_or_link, finish_swap, folder_lock, free_folder_lock, pending_swap,
                        recorded_files, remove_staged, swap_files)
-from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
+from ._io import json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
+from ._reference_copy import REFERENCE_CACHE
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "report_in_manifest",

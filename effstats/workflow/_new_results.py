@@ -16,7 +16,7 @@ from .._shared import _name_list, _plain
 from .._validation import snap_zero_one_scan
 from ..responses import ResponseMatrix
 from ._combine import graded_cells
-from ._io import known_ids
+from ._reference_copy import known_ids
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 
 if TYPE_CHECKING:

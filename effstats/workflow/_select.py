@@ -22,10 +22,10 @@ from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
 from ._task_kinds import task_kinds
-from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, check_path, content_hash, default_metric,
-                  detect_format, helm_options, json_text, kept_reference, output_dir, read_results, read_saved,
-                  stage_reference)
+from ._io import (HELM_DEFAULTS, IN_MEMORY, check_path, default_metric, detect_format, helm_options, json_text,
+                  output_dir, read_results, read_saved)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, WEIGHTS, _tasks_option
+from ._reference_copy import REFERENCE_CACHE, cells_digest, content_hash, kept_reference, stage_reference
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
                      check_task_keys, comma_hint, item_tasks, samples_by_task)
 
