@@ -9,9 +9,12 @@ command runs in a process of its own under each tree given with ``--tree`` (a ch
 CPU seconds are user + system of the process. ``--read`` times reading the table as the audit reads it
 (``read_scores``) instead. ``--same`` checks that every tree writes byte-identical reports (with ``--read``: reads
 equal frames, attributes and published aggregate); ``--profile TABLE`` prints cProfile's costliest calls of
-reading TABLE with the first tree.
+reading TABLE with the first tree. ``--agreement AGGREGATE`` times the audit's per-scenario agreement alone
+(``_scenario_agreement``, the CPU seconds of that call) on the first ``--columns`` scenarios of ``scores.csv``, with
+``--same``: the same table, bit for bit.
 
 Usage: python benchmarks/bench_wide_audit.py --tree /work/main --tree . [--repeats 3] [--same] [--read] [--dir DIR]
+       python benchmarks/bench_wide_audit.py --tree /work/main --tree . --agreement mwr --columns 2000 [--same]
 """
 from __future__ import annotations
 
@@ -69,6 +72,24 @@ READ = ("import pickle, sys, warnings; warnings.simplefilter('ignore'); from eff
         "open(sys.argv[2], 'wb'))")
 
 
+# the per-scenario agreement on the first N scenarios of a table, as the audit computes it; its CPU seconds printed
+AGREEMENT = ("import pickle, sys, time, warnings; warnings.simplefilter('ignore'); from effstats.cli import "
+             "read_scores; from effstats.reliability._benchmark import Benchmark; from effstats.reliability._winrate "
+             "import _score; from effstats.reliability._audit_tables import _scenario_agreement; "
+             "w = read_scores(sys.argv[1])[0].iloc[:, :int(sys.argv[4])]; b = Benchmark.from_data(w, name='SCORES'); "
+             "num, den = b.sub_sums(); agg = sys.argv[3]; main = _score(b, num, den, agg, 'strict')[0]; "
+             "t = time.process_time(); tab = _scenario_agreement(b, num, den, main, agg, 'strict'); "
+             "print(time.process_time() - t); pickle.dump(tab, open(sys.argv[2], 'wb'))")
+
+
+def agreement(tree: Path, table: Path, out: Path, aggregate: str, columns: int) -> float:
+    """CPU seconds of the per-scenario agreement alone with ``tree``'s code, the table pickled to ``out``."""
+    env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
+    got = subprocess.run([sys.executable, "-c", AGREEMENT, str(table), str(out), aggregate, str(columns)], env=env,
+                         check=True, capture_output=True, text=True, cwd=table.parent)
+    return float(got.stdout.split()[-1])
+
+
 def run(tree: Path, table: Path, out: Path, read: bool = False) -> float:
     """CPU seconds (user + system) of ``effstats audit table`` with ``tree``'s code (``read``: of reading it,
     what was read pickled to ``out``), in a process of its own, imports included."""
@@ -118,6 +139,9 @@ def main() -> None:
     ap.add_argument("--profile", choices=["scores", "classes", "binary"])
     ap.add_argument("--read", action="store_true", help="time reading the tables (read_scores), not the audit")
     ap.add_argument("--dir", type=Path, help="folder for the tables (kept); default: a temporary folder")
+    ap.add_argument("--agreement", choices=["mwr", "mean", "mean_of_means"],
+                    help="time the per-scenario agreement alone with this aggregate")
+    ap.add_argument("--columns", type=int, default=5000, help="with --agreement: the scenarios of scores.csv used")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="effstats-bench-wide-") as tmp:
         folder = args.dir or Path(tmp)
@@ -126,6 +150,20 @@ def main() -> None:
         if args.profile:
             return profile(args.tree[0].resolve(), tables[args.profile])
         print(f"load average at the start: {os.getloadavg()[0]:.1f}")
+        if args.agreement:
+            times = {i: [] for i in range(len(args.tree))}
+            for _ in range(args.repeats):
+                for i, tree in enumerate(args.tree):  # alternately: the machine's load drifts
+                    times[i].append(agreement(tree.resolve(), tables["scores"], Path(tmp) / f"agree{i}.pkl",
+                                              args.agreement, args.columns))
+            for i, tree in enumerate(args.tree):
+                print(f"agreement, {args.agreement}, {args.columns} scenarios: {tree}: CPU s "
+                      + ", ".join(f"{t:.2f}" for t in times[i]))
+            if args.same and len(args.tree) > 1:
+                tabs = [pd.read_pickle(Path(tmp) / f"agree{i}.pkl") for i in range(len(args.tree))]
+                print(f"tables identical: {all(t.equals(tabs[0]) for t in tabs[1:])}")
+            print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+            return
         for name, table in tables.items():
             times: dict[int, list[float]] = {i: [] for i in range(len(args.tree))}
             for _ in range(args.repeats):

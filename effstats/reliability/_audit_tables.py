@@ -13,9 +13,9 @@ from .._shared import _tie_ranks
 from ._benchmark import Benchmark
 from ._curves import rank_switch_curve
 from ._dior import dior, efficiency_curve
-from ._metametrics import kendall_tau
+from ._metametrics import kendall_tau, kendall_tau_rows
 from ._render import _SCORE_NAME
-from ._winrate import _scorer
+from ._winrate import _mwr_one_out, _scenario_table, _scorer, _win_counts
 
 if TYPE_CHECKING:
     from ._report import AuditResult
@@ -117,27 +117,50 @@ def _curve_sizes(n: int) -> list[int]:
     return sorted({int(s) for s in np.unique(np.linspace(2, n, min(n - 1, 6)).round()) if 2 <= s <= n})
 
 
+# scenarios scored at once for the per-scenario agreement: a block's weights and scores stay within ~32 MB each
+_AGREEMENT_CELLS = 2**22
+
+
 def _scenario_agreement(bench: Benchmark, num: np.ndarray, den: np.ndarray, main: np.ndarray, aggregate: str,
                         ties: str) -> pd.DataFrame:
     """Per scenario: τ of its ranking with the rest's, τ of the full ranking with the one without it, and how many
     models it alone scores (dropping it leaves them unranked); the least agreeing scenario first."""
     scen_obs = bench.scenario_observed()
-    per_scen = []
-    score = _scorer(bench, num, den, aggregate, ties)  # the scenario table and win counts once, not once a scenario
-    for s in range(bench.n_scen):
-        one = np.zeros((1, bench.n_scen))
-        one[0, s] = 1.0
+    without, alone = _one_out_scores(bench, num, den, aggregate, ties)
+    others = scen_obs.sum(1, keepdims=True) - scen_obs  # per model and scenario: its other scenarios
+    per_scen = pd.DataFrame(dict(scenario=list(bench.scenario_names), models=scen_obs.sum(0).astype(int),
+                                 only_scenario_of=(others == 0).sum(0),  # models left unscored without it
+                                 tau_with_rest=kendall_tau_rows(without, alone),
+                                 tau_full_vs_without=kendall_tau(main, without)))
+    return per_scen.sort_values("tau_with_rest").reset_index(drop=True)
+
+
+def _one_out_scores(bench: Benchmark, num: np.ndarray, den: np.ndarray, aggregate: str,
+                    ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """The scores (n_scen, n_models) of the table without each scenario, and of each scenario alone: the MWR's
+    from its exact win counts, each scenario's term taken from their sums; the means' as the scorer weighs the
+    scenarios, a block of scenarios at once (BLAS products)."""
+    S, M = bench.n_scen, bench.n_models
+    if aggregate == "mwr":
+        return _mwr_one_out(*_win_counts(_scenario_table(num, den, bench.scen_of_sub, S), ties))
+    score = _scorer(bench, num, den, aggregate, ties)
+    without, alone = np.empty((S, M)), np.empty((S, M))
+    rows = max(2, _AGREEMENT_CELLS // max(S, num.shape[-1], M))
+    for a in range(0, S, rows):
+        n = min(S, a + rows) - a
+        one = np.zeros((max(n, 2), S))  # one scenario is scored as two rows: a single row would not take BLAS
+        one[np.arange(n), a + np.arange(n)] = 1.0
+        one[n:] = one[0]
+        alone[a:a + n] = score(one)[:n]
         try:
-            without = score(np.repeat(1.0 - one, 2, axis=0))[0]  # leave scenario s out
-        except Exception:  # pragma: no cover - degenerate tables
-            without = np.full(bench.n_models, np.nan)
-        alone = score(np.repeat(one, 2, axis=0))[0]
-        others = scen_obs.sum(1) - scen_obs[:, s]
-        per_scen.append(dict(scenario=bench.scenario_names[s], models=int(scen_obs[:, s].sum()),
-                             only_scenario_of=int((others == 0).sum()),  # models left unscored without it
-                             tau_with_rest=float(kendall_tau(without, alone[None])[0]),
-                             tau_full_vs_without=float(kendall_tau(main, without[None])[0])))
-    return pd.DataFrame(per_scen).sort_values("tau_with_rest").reset_index(drop=True)
+            without[a:a + n] = score(1.0 - one)[:n]
+        except Exception:  # pragma: no cover - degenerate tables: scenario by scenario, NaN where one fails
+            for k in range(n):
+                try:
+                    without[a + k] = score(np.repeat(1.0 - one[k:k + 1], 2, axis=0))[0]
+                except Exception:
+                    without[a + k] = np.nan
+    return without, alone
 
 
 def _example_curves(bench: Benchmark, n_boot: int, boot: dict, bar: Any) -> tuple[pd.DataFrame, pd.DataFrame]:

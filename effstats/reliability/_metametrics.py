@@ -150,6 +150,44 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
     return out
 
 
+def kendall_tau_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Kendall τ-b of each row of ``X`` (B, n) with the same row of ``Y``: ``kendall_tau(X[b], Y[b][None])[0]`` for
+    every b, the same floating-point numbers, from one sort of every row at once.
+
+    As :func:`kendall_tau` with ``X[b]`` the reference: its NaN entries drop those models, and the NaN entries of
+    ``Y[b]`` the pairs they are in. Here each row's entries left out get ranks of their own above every other one,
+    in position order, in both rows: they then tie with nothing and are discordant with nothing, and the pair
+    counts are those of the complete entries alone.
+    """
+    B, n = X.shape
+    out = np.zeros(B)
+    if B == 0 or n < 2:
+        return out
+    step = max(1, _CHUNK_CELLS // (4 * n))
+    after = np.arange(n, 2 * n)  # the ranks of the entries left out, above the dense ranks (< n)
+    for a in range(0, B, step):
+        x, y = X[a:a + step], Y[a:a + step]
+        x_nan, y_nan = np.isnan(x), np.isnan(y)
+        ok = ~x_nan & ~y_nan
+        # kendall_tau's n is the reference's entries; a row with a NaN among them in Y divides as scipy does
+        one_root = ~(y_nan & ~x_nan).any(axis=1) & ((~x_nan).sum(axis=1) <= _ONE_ROOT_UP_TO)
+        xr = np.where(ok, _dense_ranks(np.where(ok, x, np.inf)), after)
+        yr = np.where(ok, _dense_ranks(np.where(ok, y, np.inf)), after)
+        key = xr * (2 * n) + yr
+        order = np.argsort(key, axis=1, kind="stable")  # (reference, other) order: equal references, others ascending
+        key = np.take_along_axis(key, order, axis=1)
+        k = ok.sum(axis=1).astype(np.int64)
+        n0 = k * (k - 1) // 2
+        n1, n2, n3 = _tie_pairs(np.sort(xr, axis=1)), _tie_pairs(np.sort(yr, axis=1)), _tie_pairs(key)
+        num = n0 - n1 - n2 + n3 - 2 * _inversions(np.take_along_axis(yr, order, axis=1))
+        defined = (n0 - n1 > 0) & (n0 - n2 > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = np.where(one_root, num / np.sqrt((n0 - n1).astype(float) * (n0 - n2).astype(float)),
+                           num / np.sqrt(n0 - n1) / np.sqrt(n0 - n2))
+        out[a:a + step] = np.where(defined, np.clip(tau, -1.0, 1.0), 0.0)
+    return out
+
+
 def _by_missing_pattern(ref: np.ndarray, X: np.ndarray, out: np.ndarray, fn: Any) -> None:
     """``out[b] = fn(ref[ok], X[:, ok], one_root)[b]`` for the rows b whose complete entries are ``ok``, rows of one
     pattern of missing entries at once; fewer than 2 complete entries give 0. ``one_root`` is True for the rows

@@ -104,6 +104,33 @@ def _mwr_matmul(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray, c: np.ndar
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+def _mwr_one_out(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exact MWR of one table (the counts of :func:`_win_counts`, leading axis 1) without each scenario and of
+    each scenario alone, two arrays (S, M): ``_mwr_from_counts(wins2, n2, valid, w)`` for the weights ``w = 1 - e_s``
+    and ``e_s`` of every scenario s, the same floats in O(M S).
+
+    Each MWR is one correctly rounded division of exact integers, whatever path computes them; the integers without
+    scenario s are the sums over every scenario less its own term."""
+    w2, n2, v = wins2[0], n2[0], valid[0]  # (M, S), (1, S), (M, S)
+    ns = np.unique(np.broadcast_to(n2, v.shape)[v]) if v.any() else np.array([2])
+    L = math.lcm(*[int(x) for x in ns])
+    S = v.shape[1]
+    if L * max(S, 1) < 2 ** 53:  # every sum an integer that float64 holds: numpy's division is the rounded one
+        term = np.where(v, w2 * np.where(n2 > 0, L // np.maximum(n2, 1), 0), 0)
+        seen = v.astype(np.int64)
+        pairs = ((term.sum(1, keepdims=True) - term, (seen.sum(1, keepdims=True) - seen) * L), (term, seen * L))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return tuple(np.where(d > 0, n / np.where(d > 0, d, 1), np.nan).T for n, d in pairs)
+    f = [L // int(x) if x > 0 else 0 for x in np.ravel(n2)]  # beyond: Python's integers, and Fraction's rounding
+    term = [[int(w2[m, s]) * f[s] if v[m, s] else 0 for s in range(S)] for m in range(v.shape[0])]
+    seen, total = v.sum(1).tolist(), [sum(row) for row in term]
+    exact = lambda a, b: float(Fraction(a, b)) if b else np.nan  # noqa: E731
+    without = [[exact(total[m] - row[s], (seen[m] - int(v[m, s])) * L) for m, row in enumerate(term)]
+               for s in range(S)]
+    alone = [[exact(row[s], int(v[m, s]) * L) for m, row in enumerate(term)] for s in range(S)]
+    return np.array(without, float).reshape(S, -1), np.array(alone, float).reshape(S, -1)
+
+
 def _mwr(scen: np.ndarray, ties: str = "strict", scen_w: np.ndarray | None = None) -> np.ndarray:
     """Exact MWR (..., M) from scenario scores (..., M, S), NaN = not evaluated."""
     return _mwr_from_counts(*_win_counts(scen, ties), scen_w)
