@@ -216,8 +216,8 @@ def test_one_refusal_of_an_empty_path_names_each_argument(tmp_path, monkeypatch)
     with pytest.raises(ValueError, match=r"^source: expected a path, got an empty name$"):
         read_results("")
     with pytest.raises(ValueError, match=r"^path: expected a file path, got an empty name$"):
-        read_scores_csv("")  # was "path: '.' does not exist"
-    for reader in (read_lm_eval_samples, read_helm_runs):  # read every log under the current folder
+        read_scores_csv("")  # not "'.' does not exist": the path given is empty
+    for reader in (read_lm_eval_samples, read_helm_runs):  # '' would read every log under the current folder
         for given in ("", ["", tmp_path / "x"]):
             with pytest.raises(ValueError, match=r"^path_or_paths: expected a path, got an empty name$"):
                 reader(given)

@@ -19,8 +19,8 @@ def test_every_module_stays_under_the_limit():
 
 
 def test_the_split_modules_keep_their_names():
-    """What moved to a module of its own is still reached as before: the public names, and the private ones other
-    modules of the package import."""
+    """The names of a module split in two are reached where its callers look: the public names, and the private
+    ones other modules of the package import."""
     from effstats import _subset
     from effstats.workflow import SequentialRun, _io, _reference_copy, _sequential, content_hash
 

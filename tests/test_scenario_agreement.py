@@ -67,8 +67,8 @@ def test_scenario_agreement_is_the_scenario_by_scenario_one_bit_for_bit(layout, 
 
 
 def test_scenario_agreement_scores_blocks_of_scenarios_not_each_one(monkeypatch):
-    """Two scorer calls a scenario made the agreement quadratic in the scenarios (each call weighs all of them):
-    the means take one call a block, the MWR none."""
+    """Two scorer calls a scenario, each weighing every scenario, would be quadratic in the scenarios: the means
+    take one call a block of scenarios, the MWR none."""
     from effstats.reliability import _audit_tables
 
     bench = _bench("wide")

@@ -184,7 +184,7 @@ def _without_kinds(folder: Path, record: str, key: str = "reference") -> None:
 
 def test_a_selection_saved_before_task_kinds_estimates_and_checks_the_kind_from_the_reference(refs, capsys,
                                                                                              tmp_path):
-    """A manifest without ``task_kinds`` is read as before; the kinds come from the reference data its refit reads
+    """A manifest without ``task_kinds`` is read as any other; the kinds come from the reference data its refit reads
     (the same data: its content hash is checked), so new logs of another kind are refused as against a manifest of
     today, with what to do."""
     root, truth = refs
