@@ -368,8 +368,8 @@ class AdaptiveTest:
     # ---------------------------------------------------------------- posterior
     def _moments(self) -> tuple[np.ndarray, float, float]:
         """The posterior on the grid, its mean and its standard deviation, computed once per posterior: a step reads
-        them three times (``stopped_by`` before and in :meth:`next_item`, ``theta`` there). Keyed by the log-posterior
-        array itself, which :meth:`record` replaces rather than edits."""
+        them more than once (``stopped_by``, then ``theta`` for the information of the items). Keyed by the
+        log-posterior array itself, which :meth:`record` replaces rather than edits."""
         memo = getattr(self, "_memo", None)
         if memo is None or memo[0] is not self._logpost:
             w = np.exp(self._logpost - self._logpost.max())
@@ -450,6 +450,10 @@ class AdaptiveTest:
         """
         if self.stopped_by is not None:
             raise RuntimeError(f"the test is over ({self.stopped_by}); read result()")
+        return self._most_informative()
+
+    def _most_informative(self) -> int:
+        """:meth:`next_item` without asking whether the test is over (:meth:`run` has just asked)."""
         info = np.where(self._free, self.information(), -np.inf)
         return int(np.argmax(info))
 
@@ -482,13 +486,20 @@ class AdaptiveTest:
             raise ValueError(f"item: {j} was already given")
         if isinstance(response, str) or response is None or not np.isscalar(response) or response not in (0, 1):
             raise ValueError(f"response: expected 0 or 1, got {response!r}")
-        y = int(response)
-        log_right, log_wrong = self._log_probs([j])
-        self._logpost = self._logpost + (log_right if y else log_wrong)[:, 0]
+        self._add(j, int(response))
+        return self
+
+    def _add(self, j: int, y: int) -> None:
+        """:meth:`record` of a checked bank position ``j`` not given before and a checked answer ``y`` (0 or 1)."""
+        if self._tables is not None:
+            log_p = self._tables[0 if y else 1][:, j]
+        else:  # the column of _log_probs([j]) that the answer reads, the same numbers
+            z = self._grid * self._a[j] - self._b[j]
+            log_p = -np.logaddexp(0.0, -z) if y else -np.logaddexp(0.0, z)
+        self._logpost = self._logpost + log_p
         self._free[j] = False
         self.given.append(j)
         self._resp.append(y)
-        return self
 
     def run(self, answers: Any) -> AdaptiveResult:
         """Give items until the test stops, reading each answer from ``answers``.
@@ -521,13 +532,15 @@ class AdaptiveTest:
             if arr.dtype.kind not in "biuf" or not np.isin(arr, (0, 1)).all():
                 raise ValueError("answers: expected 0/1 answers (correct or not) for every bank item")
             ask = lambda j: arr[j]  # noqa: E731
+        # each step asks once whether the test is over; the item is a free bank position and the answer is checked
+        # here, so the step records it without record()'s checks
         while self.stopped_by is None:
-            j = self.next_item()
+            j = self._most_informative()
             y = ask(j)
             if isinstance(y, str) or y is None or not np.isscalar(y) or y not in (0, 1):
                 item = ids[j] if ids is not None else j
                 raise ValueError(f"answers: expected 0 or 1 for the item asked, {item!r}, got {y!r}")
-            self.record(j, y)
+            self._add(j, int(y))
         ref = np.ravel(self.bank.theta_)
         if not ref.min() <= self.theta <= ref.max():
             warnings.warn(f"answers: the model's ability estimate {self.theta:.2f} lies beyond every reference "
