@@ -348,7 +348,11 @@ class TinyBenchmarks(_SubsetEstimator):
 
     The joint-ML fits run their passes over the (models × items) cells in float32 (sums over blocks of items, the
     Newton solves and the parameters in float64): the same sweeps as in float64, fitted probabilities within about
-    1e-5 of them, in about 70 % of the time.
+    1e-5 of them, in about 70 % of the time. The final fit on all items ends each sweep with a gauge step: the
+    abilities and item parameters move, every logit unchanged, to where the priors' penalty is lowest (the
+    parameter expansion of PX-EM; Liu, Rubin & Wu 1998). Run to convergence, it reaches the optimum of the plain
+    alternating sweeps (on simulated 90 × 2,000, d = 2, at ``tol=1e-13``: 132 sweeps against 636), and at the
+    default ``tol`` it stops nearer that optimum than they do, in fewer sweeps (167 → 62 on simulated 90 × 80,000).
 
     Differences from the reference:
 
@@ -384,6 +388,9 @@ class TinyBenchmarks(_SubsetEstimator):
 
     Arthur, D. & Vassilvitskii, S. (2007). k-means++: the advantages of careful seeding. *Proceedings of the 18th
     ACM-SIAM Symposium on Discrete Algorithms (SODA)*, 1027–1035.
+
+    Liu, C., Rubin, D. B. & Wu, Y. N. (1998). Parameter expansion to accelerate EM: the PX-EM algorithm.
+    *Biometrika* 85(4), 755–770.
 
     Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and Regression Trees*,
     chapter 3 (the one-standard-error rule). Wadsworth, Belmont, CA.
@@ -501,8 +508,12 @@ class TinyBenchmarks(_SubsetEstimator):
         for d in dims:
             irt = IRT2PL(d, **{**(self.irt_params or {}), "n_jobs": self.n_jobs})
             irt._sweep_dtype = np.float32  # the same sweeps and estimates to about 1e-6, in 70 % of the time
+            # the final fit on all items moves along the logits' invariant transforms at each sweep: the sweeps'
+            # optimum in about a third of the sweeps (effstats.irt._gauge)
+            irt._gauge = what == "the final model"
             # n_jobs is left out of the key: the estimates do not depend on it
-            key[d] = (Y.shape, data, d, tuple(sorted((k, v) for k, v in irt.get_params().items() if k != "n_jobs")))
+            key[d] = (Y.shape, data, d, irt._gauge,
+                      tuple(sorted((k, v) for k, v in irt.get_params().items() if k != "n_jobs")))
             if keys is not None:
                 keys.append(key[d])
             if key[d] in cache:
