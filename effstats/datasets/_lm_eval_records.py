@@ -7,6 +7,7 @@ import lzma
 import math
 import re
 from collections.abc import Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +244,32 @@ def _repeated_key(line: str, rec: dict, colons: int) -> tuple[str | None, bool]:
     return None, False
 
 
+# bounds on what a samples file may make the reader hold or loop over, by its content, far above real logs: their
+# records are lines of under a kilobyte to a few megabytes (long-context prompts repeated per choice) and they hold no
+# blank lines but a last newline. A compressed file of one endless line or of gigabytes of blank lines (a few
+# megabytes compressed) is refused once past them, not read into memory or looped over for hours.
+LINE_LIMIT = 64 * 2**20  # characters of one line
+BLANK_LIMIT = 2**20  # characters on blank (whitespace-only) lines, in all
+
+
+def _lines(fh: Any, f: Path, arg: str, start: int = 1) -> Iterator[tuple[int, str]]:
+    """(line number, line) of each line of ``fh`` that is not blank, numbered from ``start``; a line longer than
+    :data:`LINE_LIMIT` characters or blank lines of more than :data:`BLANK_LIMIT` characters in all are refused in
+    one line naming ``arg`` and the file."""
+    blank = 0
+    for lineno, line in enumerate(iter(partial(fh.readline, LINE_LIMIT + 1), ""), start):
+        if len(line) > LINE_LIMIT:
+            raise ValueError(f"{arg}: {_shown(f)} line {lineno} is longer than {LINE_LIMIT:,} characters, not an "
+                             "lm-eval sample record (a damaged or hostile file?)")
+        if not line.strip():
+            blank += len(line)
+            if blank > BLANK_LIMIT:
+                raise ValueError(f"{arg}: {_shown(f)} holds more than {BLANK_LIMIT:,} characters of blank lines "
+                                 f"(by line {lineno}), not lm-eval's samples (a damaged or hostile file?)")
+            continue
+        yield lineno, line
+
+
 def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str, failed: list):
     by_filter: dict[str, list] = {}
     seen: dict[str, set] = {}
@@ -250,9 +277,8 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
     # the same two repeating a key would hold one key fewer in its nested objects than that one; it is not checked
     shapes: set = set()
     with _open(f) as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
+        lines = _lines(fh, f, arg)
+        for lineno, line in lines:
             try:
                 rec = json.loads(line)
                 key = None
@@ -266,7 +292,7 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                 raise ValueError(
                     f"{arg}: {_shown(f)} line {lineno} nests lists or objects too deeply to read") from None
             except json.JSONDecodeError as exc:
-                if not any(rest.strip() for rest in fh):  # the last line: a run stopped while writing it
+                if next(lines, None) is None:  # the last line: a run stopped while writing it
                     raise ValueError(
                         f"{arg}: {_shown(f)} line {lineno} (the last line) is truncated, not valid JSON ({exc.msg}); "
                         "the run was probably interrupted: rerun the task or delete that line"
@@ -384,7 +410,7 @@ def first_digests(f: Path, lines: int = 200) -> dict[int, str]:
     out: dict[int, str] = {}
     try:
         with _open(f) as fh:
-            for k, line in enumerate(fh):
+            for k, line in _lines(fh, f, "source", 0):
                 if k >= lines:
                     break
                 try:
@@ -398,7 +424,7 @@ def first_digests(f: Path, lines: int = 200) -> dict[int, str]:
                     h = _hashes(rec.get("doc_hash"), rec.get("prompt_hash"), rec.get("target_hash"))
                     if h:
                         out[d] = h
-    except (UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+    except (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
         pass
     return out
 
@@ -411,10 +437,9 @@ def _record_filters(f: Path) -> Iterator[str | None]:
     """The ``filter`` of each record of a samples file, in file order ("none" where a record names none; None for a
     line that is not an object), read lazily; raises one of :data:`_UNREADABLE` where the file cannot be read."""
     with _open(f) as fh:
-        for line in fh:
-            if line.strip():
-                rec = json.loads(line)
-                yield str(rec.get("filter", "none")) if isinstance(rec, dict) else None
+        for _, line in _lines(fh, f, "source"):
+            rec = json.loads(line)
+            yield str(rec.get("filter", "none")) if isinstance(rec, dict) else None
 
 
 def first_filter(f: Path) -> str | None:
@@ -472,7 +497,7 @@ def file_metrics(f: Path) -> list[str] | None:
     cannot be read now or holds no record."""
     try:
         with _open(f) as fh:
-            rec = json.loads(next(line for line in fh if line.strip()))
+            rec = json.loads(next(_lines(fh, f, "source"))[1])
     except (StopIteration, *_UNREADABLE):
         return None
     return _record_metrics(rec)[1] if isinstance(rec, dict) else None
@@ -496,8 +521,8 @@ def record_of_kind(source: Any, task: str, choices: bool) -> tuple[str, int, int
         return None
     try:
         with _open(f) as fh:
-            for lineno, line in enumerate(fh, 1):
-                rec = json.loads(line) if line.strip() else None
+            for lineno, line in _lines(fh, f, "source"):
+                rec = json.loads(line)
                 if isinstance(rec, dict):
                     n, metrics = _record_metrics(rec)
                     if (n > 0) == bool(choices):

@@ -138,7 +138,9 @@ def read_lm_eval_samples(
     ValueError
         Naming the argument: e.g. ``path_or_paths`` for a Git LFS pointer in place of a log, a truncated last
         line (an interrupted run) or a line that is not JSON, each with the file and line; ``metric`` for values
-        outside [0, 1]; ``path_or_paths`` for several runs of one task under ``duplicates="error"``.
+        outside [0, 1]; ``path_or_paths`` for several runs of one task under ``duplicates="error"``, and for a
+        file with a line of more than 64 MiB characters or more than 1 MiB characters of blank lines (a damaged
+        or hostile file, e.g. a few MB of gzip that decompress to gigabytes), read no further than that.
 
     Notes
     -----
