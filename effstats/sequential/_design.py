@@ -536,7 +536,8 @@ def design(
         1, 2, 5, 6 a warning when the sizes are read and ``information`` exceeds 20, which looks like sample
         sizes; test types 3 / 4 need the right scale for their lower bounds, so pass it with sample sizes).
     astar : float, default=0.0
-        Total lower-bound spending for test types 5 / 6 (0 means ``1 - alpha``).
+        Total lower-bound spending for test types 5 / 6, in [0, 1 - alpha] as gsDesign checks it (0 means
+        ``1 - alpha``); refused with test types 1 / 2, which have no lower bound.
     backend : {"native", "gsdesign"}, default="native"
         ``"native"``: numpy/scipy; ``"gsdesign"``: ``gsDesign::gsDesign`` through rpy2, which needs at least 2
         looks (a one-look design is the fixed-sample test: use ``"native"``).
@@ -643,7 +644,7 @@ def design(
     """
     test_type, alpha, beta, a1 = _check_error_rates(sided, test_type, alpha, beta)
     up, lo = _check_spending(test_type, spending, spending_param, lower_spending, lower_param)
-    astar, tol = _check_numerics(backend, astar, tol)
+    astar, tol = _check_numerics(backend, astar, tol, test_type, a1)
     if information is not None:
         k, n_i, t, max_info, n_fixed = _observed_looks(k, information, timing, max_information, n_fixed, backend)
     else:
@@ -748,11 +749,18 @@ def _check_spending(test_type: int, spending: Any, spending_param: Any, lower_sp
     return up, lo
 
 
-def _check_numerics(backend: Any, astar: Any, tol: Any) -> tuple[float, float]:
+def _check_numerics(backend: Any, astar: Any, tol: Any, test_type: int, a1: float) -> tuple[float, float]:
+    """``backend``, ``astar`` and ``tol`` checked; ``a1`` is the one-sided alpha that gsDesign's ``alpha`` is."""
     if backend not in ("native", "gsdesign"):
         raise ValueError(f"backend: expected 'native' or 'gsdesign', got {backend!r}")
     if isinstance(astar, bool) or not isinstance(astar, Real) or not 0 <= astar < 1:
         raise ValueError(f"astar: expected a number in [0, 1), got {astar!r}")
+    if test_type > 4 and astar > 1 - a1:  # gsDesign's rule: lower spending beyond 1 - alpha is incoherent
+        raise ValueError(f"astar: expected a number in [0, 1 - alpha] = [0, {1 - a1:g}] (0: 1 - alpha), got "
+                         f"{astar!r}")
+    if test_type < 3 and astar != 0:  # refused like lower_param rather than ignored as gsDesign does
+        raise ValueError(f"astar: lower-bound spending needs test_type 5 or 6, got test_type={test_type} and "
+                         f"astar={astar!r}")
     if isinstance(tol, bool) or not isinstance(tol, Real) or not 0 < tol <= 0.1:
         raise ValueError(f"tol: expected a number in (0, 0.1], got {tol!r}")
     return float(astar), float(tol)
