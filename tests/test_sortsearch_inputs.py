@@ -3,6 +3,7 @@ them everywhere in effstats), and one stated range per argument whichever side o
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from effstats.sortsearch import (
@@ -166,3 +167,45 @@ def test_labelled_columns_with_integer_item_ids_are_aligned_by_id(ids):
     np.testing.assert_array_equal(ss.predict(shuffled).predicted_accuracy, ss.predict(same).predicted_accuracy)
     np.testing.assert_array_equal(ss.simulate(shuffled, 20).predicted_accuracy,
                                   ss.simulate(same, 20).predicted_accuracy)
+
+
+# ------------------------------------------------------------------------------ inputs SortSearch refuses
+def _said_by_sortsearch(x):
+    with pytest.raises(ValueError) as exc:
+        SortSearch(missing="observed").fit(x)
+    return str(exc.value)
+
+
+@pytest.mark.parametrize("empty", ["all", "row"])
+def test_models_without_a_response_are_refused_at_fit_as_sortsearch_refuses_them(data, empty):
+    x = data.astype(float)
+    if empty == "all":
+        x[:] = np.nan
+    else:
+        x[[3, 7]] = np.nan
+    said = _said_by_sortsearch(x)
+    assert said.startswith("responses: models at positions ") and "have no response (all NaN)" in said
+    with pytest.raises(ValueError) as exc:
+        CopyNearestExpand(random_state=0).fit(x)
+    assert str(exc.value) == said
+    with pytest.raises(ValueError, match=r"^responses: (items|models) at positions .* have no response|^missing:"):
+        SampleInserter(missing="observed").fit(x)
+    x = data.astype(float)
+    x[:, 5] = np.nan  # an item no model answered: fitted by both, left out of the draws
+    CopyNearestExpand(random_state=0).fit(x)
+    SortSearch(missing="observed").fit(x)
+
+
+def test_duplicated_item_ids_are_refused_at_fit_by_the_estimators_on_labelled_responses(data):
+    from effstats.irt import IRT2PL
+
+    df = pd.DataFrame(data.astype(float), columns=["c"] * 30 + [f"i{j}" for j in range(30)])
+    said = _said_by_sortsearch(df)
+    assert said == "responses: duplicated item ids ['c']; items are matched by id, so every id must be unique"
+    for est in (SampleInserter(), CopyNearestExpand(random_state=0), IRT2PL()):
+        with pytest.raises(ValueError) as exc:
+            est.fit(df)
+        assert str(exc.value) == said, type(est).__name__
+    # the units SampleInserter orders are models: a repeated model id is named as one
+    with pytest.raises(ValueError, match=r"^responses: duplicated model ids \['m'\]; models are matched by id"):
+        SampleInserter().fit(pd.DataFrame(data.astype(float), index=["m"] * 2 + [f"m{j}" for j in range(28)]))

@@ -15,6 +15,7 @@ from .._validation import (check_array, check_binary, check_flag, check_option, 
                            check_rng, frame_values,
                            warn_missing_cells)
 from ..exceptions import ConvergenceWarning, check_is_fitted
+from ..sortsearch._inputs import check_unique_ids
 from . import _jml_blocks
 from ._gauge import gauge_step
 from ._jml_blocks import _capped, _InProcess, _item_blocks, _Pass, _residuals, _sigmoid, _Workers
@@ -393,11 +394,12 @@ class IRT2PL(BaseEstimator):
         Raises
         ------
         ValueError
-            Non-binary responses, fewer than 2 models or items, a model without any observed response, or
-            responses all correct or all wrong.
+            Non-binary responses, repeated item ids, fewer than 2 models or items, a model without any observed
+            response, or responses all correct or all wrong.
         """
         d, method = self._check_params()
         Y, obs, item_ids, model_ids = _binary_with_mask(responses, "responses")
+        check_unique_ids(None if item_ids is None else pd.Index(item_ids))
         m, n = Y.shape
         if m < 2 or n < 2:
             raise ValueError(f"responses: need at least 2 models and 2 items, got shape {Y.shape}")

@@ -15,7 +15,7 @@ from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
 from ._inputs import (_align_full, _aligned_responses, _binary, _check_rows, _ids, _is_dask, _item_indices,
-                      _simulate_selection)
+                      _simulate_selection, check_answered, check_unique_ids)
 from ._positions import random_positions
 from ._result import _has_missing_cells, _predictions_frame
 
@@ -438,6 +438,12 @@ class CopyNearestExpand(BaseEstimator):
         -------
         self : CopyNearestExpand
 
+        Raises
+        ------
+        ValueError
+            As :class:`effstats.sortsearch.SortSearch` refuses them: repeated item ids, or a model without any
+            response (all NaN).
+
         Examples
         --------
         >>> from effstats.datasets import simulate_responses
@@ -447,7 +453,10 @@ class CopyNearestExpand(BaseEstimator):
         >>> CopyNearestExpand(random_state=0).fit(src).source_.shape
         (30, 200)
         """
+        check_unique_ids(_ids(responses, 1))
         self.source_, self._missing = _source_with_missing(responses)
+        if self._missing is not None:  # as SortSearch: a model with no response has nothing to copy
+            check_answered(self._missing)
         self.n_missing_ = 0 if self._missing is None else int(self._missing.sum())
         warn_missing_cells("responses", self.n_missing_, self.source_.size,
                            "distances use the items both models answered")

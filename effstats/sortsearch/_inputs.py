@@ -53,6 +53,44 @@ def _ids(x: Any, axis: int) -> pd.Index | None:
     return None
 
 
+def check_unique_ids(ids: pd.Index | None, what: str = "item", arg: str = "responses") -> None:
+    """Refuse labels (item or model ``ids`` of a fitted input; None for arrays) of which one repeats: the
+    estimators match items by id, and a repeated id would match two columns. The one check of every estimator that
+    fits on labelled responses (SortSearch and those built on it, IRT2PL).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats.sortsearch._inputs import check_unique_ids
+    >>> check_unique_ids(pd.Index(["q0", "q1", "q0"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: responses: duplicated item ids ['q0']; items are matched by id, so every id must be unique
+    """
+    if ids is not None and ids.has_duplicates:
+        raise ValueError(f"{arg}: duplicated {what} ids {_list_ids(ids[ids.duplicated()].unique())}; {what}s are "
+                         "matched by id, so every id must be unique")
+
+
+def check_answered(missing: np.ndarray, axis: int = 0, arg: str = "responses") -> None:
+    """Refuse models (``axis`` 0, rows) or items (1, columns) that have no response: every cell of theirs
+    ``missing`` (a bool mask of the matrix). Nothing is known of them to order or copy from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch._inputs import check_answered
+    >>> check_answered(np.array([[False, True], [True, True]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: responses: models at positions [1] have no response (all NaN); drop them
+    """
+    empty = np.asarray(missing, bool).all(axis=1 - axis)
+    if empty.any():
+        raise ValueError(f"{arg}: {'models' if axis == 0 else 'items'} at positions {_list_ids(np.flatnonzero(empty))} "
+                         "have no response (all NaN); drop them")
+
+
 def _dask_checked_sum(x: Any, axis: int, name: str) -> np.ndarray:
     """Sum of a Dask array along ``axis`` and the 0/1 check in one pass over the chunks."""
     import dask

@@ -24,6 +24,8 @@ from ._inputs import (
     _binary,
     _binary_sums,
     _check_budget,
+    check_answered,
+    check_unique_ids,
     _confidence_sums,
     _ids,
     _is_dask,
@@ -364,11 +366,7 @@ class SortSearch(BaseEstimator):
             else:
                 vals = np.asarray(frame_values(responses) if isinstance(responses, pd.DataFrame)
                                   else masked_as_nan(responses), float)
-                empty = np.isnan(vals).all(axis=1 - ax)
-                if empty.any():
-                    raise ValueError(f"responses: {'models' if ax == 0 else 'items'} at positions "
-                                     f"{_list_ids(np.flatnonzero(empty))} "
-                                     "have no response (all NaN); drop them")
+                check_answered(np.isnan(vals), ax)
                 rm = ResponseMatrix(vals, nan_as_missing=True)
             if ax == 1:
                 rm = rm.T
@@ -404,10 +402,9 @@ class SortSearch(BaseEstimator):
         self.rank_ = np.empty_like(self.order_)
         self.rank_[self.order_] = np.arange(self.n_items_)
         self.item_ids_ = _ids(responses, 1 if ax == 0 else 0)
-        if self.item_ids_ is not None and self.item_ids_.has_duplicates:
-            raise ValueError("responses: duplicated item ids "
-                             f"{_list_ids(self.item_ids_[self.item_ids_.duplicated()].unique())}; "
-                             "items are matched by id, so every id must be unique")
+        check_unique_ids(self.item_ids_, "item" if ax == 0 else "model")
+        if ax == 1:  # the items of a SampleInserter: the columns its insertions are matched by
+            check_unique_ids(_ids(responses, 1))
         self.selected_ = None
         return self
 
