@@ -478,6 +478,28 @@ def test_precision_stop_deciding_and_repeated_intervals():
     assert stop.any() and np.all(sim.confidence_interval(0.95).low[stop] >= sim.rci_low[stop])
 
 
+def test_a_float32_level_is_the_level_it_rounds():
+    # np.float32(0.95) is 0.949999988: within float32's precision of the design's 1 - alpha
+    from effstats.datasets import simulate_responses
+
+    x = simulate_responses(40, 200, rng=0).values[30].astype(float)
+    res = SequentialEvaluator([Precision(half_width=0.1)], rng=0).fit(x)
+    assert res.reason == "precision"
+    eff = SequentialEvaluator([Efficacy()], null=0.5, rng=0).fit(x)
+    for r in (res, eff):
+        for level, kind in [(0.95, "deciding"), (0.9, "deciding"), (0.95, "repeated"), (0.9, "repeated")]:
+            assert tuple(r.confidence_interval(np.float32(level), kind=kind)) == tuple(
+                r.confidence_interval(level, kind=kind))
+    sim = SequentialEvaluator([Precision(half_width=0.1)], rng=0).simulate(x, n_runs=5, rng=1)
+    np.testing.assert_array_equal(sim.confidence_interval(np.float32(0.95)).low, sim.confidence_interval(0.95).low)
+    # a level refused is printed as the number it is, never as one of the levels listed
+    for r, said in [(res, r"^confidence_level: 0\.949999\d+ is not a level of the deciding interval .* given at "
+                          r"0\.9 and 0\.95 "),
+                    (eff, r"^confidence_level: .* fixed .* at \[0\.9, 0\.95\] .* got 0\.949999\d+$")]:
+        with pytest.raises(ValueError, match=said):
+            r.confidence_interval(np.float32(0.95) - np.float32(2e-7))
+
+
 def test_start_refuses_a_max_n_whose_looks_no_memory_holds():
     from effstats.sequential import Efficacy
 

@@ -18,15 +18,22 @@ def _level(bound: str, alpha: float) -> float:
     return 1 - 2 * alpha if bound == "c1" else 1 - alpha
 
 
+# levels are matched by value: a level given in float32 (np.float32(0.95) is 0.949999988) is within half of
+# float32's spacing near 1 (6e-8) of the level computed in float64, and is that level
+LEVEL_TOL = 1e-7
+
+
 def _check_level(confidence_level: Any, levels: dict, what: str) -> str:
     """The bound ("c2"/"c1") whose interval has ``confidence_level``; ValueError saying why otherwise."""
     level = check_confidence_level(confidence_level)
     for b, lv in levels.items():
-        if abs(level - lv) < 1e-9:
+        if abs(level - lv) < LEVEL_TOL:
             return b
+    # shortest round-trip forms: a level refused never prints as one of those listed
+    shown = ", ".join(repr(float(v)) for v in sorted(set(levels.values())))
     raise ValueError(f"confidence_level: the repeated confidence intervals of this {what} are fixed by its "
-                     f"group-sequential design at {sorted(set(levels.values()))} (alpha = the evaluator's alpha); "
-                     f"another level would need other boundaries, got {confidence_level!r}")
+                     f"group-sequential design at [{shown}] (alpha = the evaluator's alpha); another level would "
+                     f"need other boundaries, got {level!r}")
 
 
 @dataclass(frozen=True)
@@ -301,14 +308,16 @@ class SequentialResult:
         if kind not in ("deciding", "repeated"):
             raise ValueError(f"kind: 'deciding' or 'repeated', got {kind!r}")
         levels = {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}
-        own = confidence_level is None or abs(check_confidence_level(confidence_level) - self.confidence_level) < 1e-9
+        own = (confidence_level is None
+               or abs(check_confidence_level(confidence_level) - self.confidence_level) < LEVEL_TOL)
         if kind == "deciding" and self.fixed_sample:
-            if not own and abs(check_confidence_level(confidence_level) - levels["c1"]) < 1e-9 \
+            if not own and abs(check_confidence_level(confidence_level) - levels["c1"]) < LEVEL_TOL \
                     and np.isfinite(self.fixed_low1):
                 return ConfidenceInterval(self.fixed_low1, self.fixed_high1)
             if not own:
-                rep = " and ".join(f"{v:g}" for v in sorted(levels.values()))
-                raise ValueError(f"confidence_level: {confidence_level!r} is not a level of the deciding interval "
+                rep = " and ".join(repr(float(v)) for v in sorted(levels.values()))
+                raise ValueError(f"confidence_level: {check_confidence_level(confidence_level)!r} is not a level of "
+                                 "the deciding interval "
                                  f"(kind='deciding', the default): the precision rule stopped on its fixed-sample "
                                  f"interval, which is given at {rep} (1 - alpha and 1 - 2 alpha, the levels of the "
                                  "design's repeated CIs, kind='repeated') only; another level needs another alpha "
@@ -466,7 +475,7 @@ class SimulationResult:
             return ConfidenceInterval(self.rci_low, self.rci_high)
         # each run's deciding interval where it has this level (a precision stop's fixed-sample interval), else
         # its repeated CI
-        own = np.abs(np.asarray(self.confidence_level, float) - level) < 1e-9
+        own = np.abs(np.asarray(self.confidence_level, float) - level) < LEVEL_TOL
         return ConfidenceInterval(np.where(own, self.ci_low, self.rci_low), np.where(own, self.ci_high, self.rci_high))
 
     def to_frame(self) -> pd.DataFrame:
