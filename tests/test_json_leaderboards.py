@@ -402,3 +402,26 @@ def test_helm_cell_outside_the_fractions_of_its_table_is_refused_as_the_table_re
     x.to_csv(tmp_path / "wide.csv")
     line = _refused(capsys, tmp_path / "wide.csv")
     assert f"cell(s) outside [0, 1] among fractions: 'model-2' in 'B - EM' = {value:g}" in line, line
+
+
+@pytest.mark.parametrize("suffix", ["gz", "bz2", "xz"])
+def test_a_compressed_json_score_file_that_decompresses_past_the_bound_is_refused(tmp_path, monkeypatch, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    from effstats.datasets import _score_files
+
+    monkeypatch.setattr(_score_files, "JSON_FLOOR", 2**20)  # a small bomb runs the large one's path
+    plain = _helm(tmp_path)
+    raw = plain.read_bytes()
+    compress = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[suffix]
+    ok = tmp_path / f"ok.json.{suffix}"
+    ok.write_bytes(compress(raw + b" " * 2**19))  # within the floor at any ratio
+    pd.testing.assert_frame_equal(read_helm_json(ok)[0], read_helm_json(plain)[0])
+    bomb = tmp_path / f"bomb.json.{suffix}"
+    bomb.write_bytes(compress(raw + b" " * 4 * 2**20))
+    assert bomb.stat().st_size * _score_files.JSON_RATIO < 4 * 2**20
+    with pytest.raises(ValueError, match=rf"^SCORES: '.*bomb.json.{suffix}' decompresses to more than [\d,]+ "
+                                         r"bytes \(200 times its size\): not a score file"):
+        read_helm_json(bomb)

@@ -42,6 +42,12 @@ def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
     return p
 
 
+# what a compressed JSON score file may decompress to: JSON text compresses some 5-20 times; a file of a few
+# megabytes that decompresses to gigabytes (a bomb) is refused once past the bound, not read into memory
+JSON_RATIO = 200
+JSON_FLOOR = 64 * 2**20  # bytes: below this, any ratio
+
+
 def _read_json(p: Path) -> Any:
     """A JSON score file's content: compressed (gzip, bzip2, xz: by its first bytes, whatever its name) or not, with
     or without a UTF-8 byte order mark, as the table reader takes a table; anything else refused in one line naming
@@ -52,11 +58,16 @@ def _read_json(p: Path) -> Any:
         raise ValueError(f"SCORES: {str(p)!r} cannot be read ({exc.strerror or type(exc).__name__})") from None
     opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(_compression_of(raw[:10]) or "")
     if opener is not None:
+        limit = max(JSON_FLOOR, JSON_RATIO * len(raw))
         try:
-            raw = opener.decompress(raw)
+            with opener.open(io.BytesIO(raw)) as fh:
+                raw = fh.read(limit + 1)
         except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
             raise ValueError(f"SCORES: {str(p)!r} is a {opener.__name__} file that cannot be decompressed "
                              f"({type(exc).__name__}: truncated or damaged?)") from None
+        if len(raw) > limit:
+            raise ValueError(f"SCORES: {str(p)!r} decompresses to more than {limit:,} bytes ({JSON_RATIO} times its "
+                             "size): not a score file (a damaged or hostile file?)")
     try:
         return json_loads(raw.decode("utf-8-sig"))
     except RepeatedKeyError as exc:  # JSON readers keep the last value without a word
