@@ -41,6 +41,16 @@ def test_stratified_mean_matches_pandas(xs, d):
     assert abs(est - m) < 1e-12 and abs(se - s) < 1e-12
 
 
+def test_stratified_mean_of_alike_scores_has_a_finite_standard_error():
+    """Two scores a rounding apart in one group: the sum of squares minus n m² cancels below zero there."""
+    x = np.array([0.9999999999999999, 0, 0, 1, 0, 0])
+    g = np.arange(x.size) % 3
+    est, se = stratified_mean(x, g)
+    m, s = _brute_mom(x, g)
+    assert np.isfinite(se) and se >= 0
+    assert abs(est - m) < 1e-12 and abs(se - s) < 1e-12
+
+
 def test_final_look_uses_all_items_single_paired_unpaired():
     a, b, g = _data()
     ev = SequentialEvaluator([NEVER], rng=0, null=0.5)

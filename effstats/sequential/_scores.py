@@ -113,8 +113,9 @@ def stratified_mean(scores: Any, groups: Any = None) -> tuple[float, float]:
     x = _scores(scores, "scores")
     codes, labels = _groups(groups, x.size, "groups")
     n = np.bincount(codes, minlength=labels.size).astype(float)
-    s1 = np.bincount(codes, x, minlength=labels.size)
-    s2 = np.bincount(codes, x * x, minlength=labels.size)
-    m = s1 / n
-    v = np.where(n > 1, (s2 - s1 * m) / np.maximum(n - 1, 1), 0.0)
+    m = np.bincount(codes, x, minlength=labels.size) / n
+    # squares about each group's mean, not the sum of squares minus n m²: that difference cancels to a tiny negative
+    # number where a group's scores are alike, and its square root to NaN
+    ss = np.bincount(codes, (x - m[codes]) ** 2, minlength=labels.size)
+    v = np.where(n > 1, ss / np.maximum(n - 1, 1), 0.0)
     return float(m.mean()), float(np.sqrt(np.sum(v / n)) / labels.size)
