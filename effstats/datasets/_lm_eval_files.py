@@ -2,19 +2,20 @@
 folder, or the name in its run's results file), and the runs kept when a task was run more than once."""
 from __future__ import annotations
 
+import contextlib
 import json
 import lzma
 import re
 import warnings
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 from .._shared import RepeatedKeyError, _name_list
 from .._user_files import json_loads, repeated_key_said
-from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _open, _refuse_lfs_pointer, _walk,
-                     refuse_repeated_runs, warn_repeated_runs, without_jupyter_copies)
+from ._files import (_COMPRESSED, JUPYTER_COPIES, LeftOutPathsWarning, _each_path, _find, _open, _refuse_lfs_pointer,
+                     _walk, refuse_repeated_runs, warn_repeated_runs, without_jupyter_copies)
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
@@ -26,7 +27,11 @@ _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0
 def _expand(p: Any, arg: str) -> list[Path]:
     def one(path: Path) -> list[Path]:
         if path.is_dir():
-            found = _find(path, lambda name: name.startswith("samples_") and ".jsonl" in name)
+            # the results files too, in the same walk: a folder with one but no samples is a run without
+            # --log_samples, whose model is named rather than dropped unsaid
+            found = _find(path, lambda name: name.startswith("samples_") and ".jsonl" in name or _is_results(name))
+            results = [f for f in found if _is_results(f.name)]
+            found = [f for f in found if not _is_results(f.name)]
             # only regular files are read: a FIFO would block the read forever, a folder or a symlink loop fail it
             odd = [f for f in found if not f.is_file()]
             if odd:
@@ -48,6 +53,7 @@ def _expand(p: Any, arg: str) -> list[Path]:
                 old = old_layout_hint(path)
                 raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file"
                                  + (f"; {old}" if old else ""))
+            _warn_results_without_samples(path, results, files, arg)
             return files
         if path.is_file():
             return [path]
@@ -57,6 +63,58 @@ def _expand(p: Any, arg: str) -> list[Path]:
         raise FileNotFoundError(f"{arg}: {str(path)!r} does not exist")
 
     return _each_path(p, arg, one, "file or directory", "a path, a list of paths or a mapping model -> path(s)")
+
+
+class ResultsWithoutSamplesWarning(UserWarning):
+    """Models left out because their lm-eval output folder holds a ``results_*.json`` but no ``samples_*.jsonl``
+    (a run without ``--log_samples``, which logs no per-document result); ``models`` names them."""
+
+    def __init__(self, message: str, models: Any = ()):
+        super().__init__(message)
+        self.models = tuple(models)
+
+
+def _is_results(name: str) -> bool:
+    return name.startswith("results_") and name.endswith(RESULTS_ENDINGS)
+
+
+def _warn_results_without_samples(root: Path, results: list[Path], files: list[Path], arg: str) -> None:
+    """One :class:`ResultsWithoutSamplesWarning` naming the model of each folder under ``root`` that holds a results
+    file but none of the samples ``files`` (by the name in its results file, else by its folder)."""
+    logged = {f.parent for f in files}
+    lone: dict[Path, Path] = {}
+    for r in results:
+        if r.is_file() and r.parent not in logged and JUPYTER_COPIES not in r.relative_to(root).parts[:-1]:
+            lone.setdefault(r.parent, r)
+    if not lone:
+        return
+    names = []
+    for r in lone.values():
+        try:
+            name = _name_in_results(r, arg)
+        except ValueError:  # an unreadable results file still names its model by its folder
+            name = None
+        names.append(name if name is not None else _model_of(r))
+    folders = [d.relative_to(root).as_posix() or "." for d in lone]
+    warnings.warn(ResultsWithoutSamplesWarning(
+        f"{arg}: left out {len(names)} model(s) whose lm-eval output holds a results_*.json but no samples_*.jsonl "
+        f"(a run without --log_samples logs no per-document result): {_name_list(map(repr, names))} (folder(s) "
+        f"{_name_list(folders)}); rerun lm_eval with --log_samples to include them", names), stacklevel=6)
+
+
+@contextlib.contextmanager
+def noting_results_without_samples() -> Iterator[list[str]]:
+    """A list that gathers the models of each :class:`ResultsWithoutSamplesWarning` raised in the block, for the
+    record the command writes; every warning of the block is passed on as raised (a refusal's too)."""
+    lone: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield lone
+        finally:
+            lone += [m for w in caught if isinstance(w.message, ResultsWithoutSamplesWarning) for m in w.message.models]
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 _LOG_ENDINGS = (".jsonl",) + tuple(".jsonl" + e for e in _COMPRESSED)

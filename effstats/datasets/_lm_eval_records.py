@@ -17,12 +17,20 @@ from scipy.special import softmax
 from .._shared import RepeatedKeyError, _plain, json_object
 from . import _lm_eval_cache
 from ._files import _open, _refuse_lfs_pointer
-from ._lm_eval_files import OLD_SAMPLES, _shown
+from ._lm_eval_files import OLD_SAMPLES, _shown, _task_of
 
 
 _GREEDY = ("True", "False")
 _DIGITS = re.compile(r"\d+")
 
+
+
+class EmptySamplesFile(ValueError):
+    """A samples file without any record (a run stopped before it logged one); ``task`` is the file's task."""
+
+    def __init__(self, message: str, task: str):
+        super().__init__(message)
+        self.task = task
 
 def _loglik(x: Any) -> float | None:
     """The loglikelihood of a ``[loglik, is_greedy]`` response (``[-7.2, false]``, ``["-7.2", "False"]``, or that
@@ -328,7 +336,7 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                 continue
             by_filter.setdefault(filt, []).append(parsed)
     if not by_filter:
-        raise ValueError(f"{arg}: {_shown(f)} contains no sample records")
+        raise EmptySamplesFile(f"{arg}: {_shown(f)} contains no sample records", _task_of(f)[0])
     if want_filter is not None:
         if not by_filter.get(want_filter):
             raise FilterNotChosen(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)}",

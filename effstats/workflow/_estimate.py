@@ -15,6 +15,8 @@ from .._results import ConfidenceInterval, check_confidence_level
 from .._response_meta import twin_note
 from .._shared import _level_percent, _name_list, _plain, swap_files
 from ..responses import ResponseMatrix
+from ..datasets._lm_eval_files import noting_results_without_samples
+from ..datasets._lm_eval_records import EmptySamplesFile
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance, protocol_note
 from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _count_task_se, _degenerate,
@@ -24,9 +26,9 @@ from ._refit import _refit
 from ._task_kinds import with_task_kinds
 from ._select import Selection, _observed_scores
 from ._names import MANIFEST, SCORES
-from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, lookalike_note, models_named,
-                           reference_models_advice, refuse_unicode_twins, str_id_set, warn_graded_against_binary,
-                           zero_one_where_read)
+from ._new_results import (_id_hint, _refuse_missing_tasks, _refuse_transposed_results, empty_log_advice,
+                           lookalike_note, models_named, reference_models_advice, refuse_unicode_twins, str_id_set,
+                           warn_graded_against_binary, zero_one_where_read)
 from ._tasks import comma_hint, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
@@ -70,6 +72,9 @@ class Estimate:
     protocol_changes : tuple of str, default=()
         How the new runs were made otherwise than the reference runs, where ``allow_protocol_change=True`` scored
         them (another prompt or few-shot count in lm-eval logs, another HELM adapter spec): the report says so.
+    without_samples : tuple of str, default=()
+        Models of the new results left out unscored: their lm-eval output holds a results file but no samples
+        (a run without ``--log_samples``); the report names them.
 
     Attributes
     ----------
@@ -107,6 +112,7 @@ class Estimate:
     scored_tasks: pd.Index = None
     n_left_out: int = 0
     protocol_changes: tuple = ()
+    without_samples: tuple = ()
     _combined: _Combined = field(default=None, repr=False)
     _parts: list = field(default=None, repr=False)
 
@@ -409,6 +415,10 @@ class Estimate:
             for (mid, t), r in self.tasks(confidence_level).iterrows():
                 lines.append(f"| {text(mid)} | {text(t)} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
                              f"{int(r.n_evaluated)} |")
+        if self.without_samples:
+            lines += ["", "**New models left out, no per-document results (run without `--log_samples`): "
+                      f"{', '.join(map(text, self.without_samples))}.** Rerun lm_eval with `--log_samples` to "
+                      "estimate them."]
         if len(self.unranked):
             lines += ["", "Left out of the ranking (no result on some task): "
                       f"{', '.join(map(text, self.unranked))}."]
@@ -735,8 +745,11 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     zero_one = _zero_one_method(fits, rm)
     try:
         # a manifest written before the tasks' kinds were recorded: those of the reference data refitted from
-        new, failed = read_new_results(new_results, with_task_kinds(selection.reference, rm), metric=metric,
-                                       duplicates=duplicates)
+        with noting_results_without_samples() as lone:
+            new, failed = read_new_results(new_results, with_task_kinds(selection.reference, rm), metric=metric,
+                                           duplicates=duplicates)
+    except EmptySamplesFile as exc:
+        raise ValueError(empty_log_advice(exc, list(selection.tasks.index), tasks is not None)) from None
     except ValueError as exc:
         said = "pass duplicates='last', 'first' or 'mean' to choose or average them"
         if zero_one is None or said not in str(exc):
@@ -747,7 +760,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     # a reference model's id in another Unicode normalisation prints as that model and would be ranked beside it
     refuse_unicode_twins(new.model_ids, rm.model_ids, "the reference data", what="model")
     if models is not None:  # the new models of a folder that holds the reference runs too (a HELM suite)
-        named = models_named(new.model_ids, models)
+        named = models_named(new.model_ids, models, without_samples=lone)
         new = new._take(models=[list(map(str, new.model_ids)).index(m) for m in named])
     twins = new.model_ids.intersection(rm.model_ids)
     if len(twins):
@@ -827,7 +840,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
                     n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), weights=weights,
                     unranked=pd.Index(unranked), scored_tasks=scored, n_left_out=n_left_out,
-                    protocol_changes=tuple(protocol),
+                    protocol_changes=tuple(protocol), without_samples=tuple(lone),
                     _combined=combined, _parts=parts)
 
 

@@ -16,8 +16,8 @@ from .._user_files import json_loads, refuse_empty_path, refuse_url, repeated_ke
 from .._validation import check_trials
 from ..datasets._delimited import first_text_line
 from ..datasets._files import _walk
-from ..datasets._lm_eval_files import RESULTS_ENDINGS, old_layout_hint
-from ..datasets._lm_eval_records import FilterNotChosen, MetricNotLogged, task_kind
+from ..datasets._lm_eval_files import RESULTS_ENDINGS, ResultsWithoutSamplesWarning, old_layout_hint
+from ..datasets._lm_eval_records import EmptySamplesFile, FilterNotChosen, MetricNotLogged, task_kind
 from ..responses import ResponseMatrix
 from ._reference_copy import REFERENCE_CACHE
 from ._schema import check
@@ -395,7 +395,10 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
                                                             duplicates=duplicates, tasks=tasks, normalize=None,
                                                             probabilities=True)
             for w in said:  # the reader's warnings name its own argument: say which input it was
-                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=3)
+                text = str(w.message).replace("path_or_paths:", f"{name}:", 1)
+                if isinstance(w.message, ResultsWithoutSamplesWarning):  # the models it names, for the record
+                    text = ResultsWithoutSamplesWarning(text, w.message.models)
+                warnings.warn(text, w.category, stacklevel=3)
             return out, failed
         if fmt == "helm":
             from ..datasets import helm
@@ -417,6 +420,8 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
         raise _metric_not_logged(exc, metric, name, path, tasks) from None
     except FilterNotChosen as exc:
         raise ValueError(_filter_not_chosen(exc, filter, name)) from None
+    except EmptySamplesFile as exc:  # its task, for the advice of the command that knows the tasks wanted
+        raise EmptySamplesFile(f"{name}: {str(exc).split(': ', 1)[-1]}", exc.task) from None
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
         for internal in ("path_or_paths:", "path:", "frame:"):  # the readers' argument names: say which input it was

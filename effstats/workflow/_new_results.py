@@ -238,11 +238,12 @@ def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", cho
                      f"{'failed' if len(ran) == len(absent) else 'missing'} task(s){run}{instead}")
 
 
-def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
+def models_named(ids: Any, models: Any, name: str = "models", without_samples: Any = ()) -> list[str]:
     """The ids among ``ids`` (the models of the new results) that ``models`` names (one name, or several), in the
-    order given, or, for a set (which has no order), in the order of ``ids``; a name not among them is refused,
-    naming the id that differs from it only by Unicode normalisation, by letter case or by HELM's ``org_name`` for
-    ``org/name``, else the first few ids."""
+    order given, or, for a set (which has no order), in the order of ``ids``; a name not among them is refused: one
+    of ``without_samples`` (lm-eval runs without ``--log_samples``) saying so, another naming the id that differs
+    from it only by Unicode normalisation, by letter case or by HELM's ``org_name`` for ``org/name``, else the first
+    few ids."""
     if isinstance(models, np.ndarray) and models.ndim == 0:  # np.array('org/new'): the one name it holds
         models = models[()]
     wanted = [models] if isinstance(models, str) else models
@@ -258,6 +259,10 @@ def models_named(ids: Any, models: Any, name: str = "models") -> list[str]:
     for w in wanted:
         if w in have:
             continue
+        if w in set(map(str, without_samples)):  # named, so wanted: an estimate without it is not what was asked
+            raise ValueError(f"{name}: {_plain(w)!r} has an lm-eval results_*.json but no samples_*.jsonl in "
+                             "new_results (a run without --log_samples logs no per-document result): rerun lm_eval "
+                             "with --log_samples")
         refuse_unicode_twins([w], have, "new_results", what="model", name=name, one=True)
         close = [_plain(m) for m in have if w.lower() in (m.lower(), m.replace("/", "_").lower())
                  or _lookalike_key(w) == _lookalike_key(m)]  # letter case, HELM's folder name, invisible characters
@@ -279,3 +284,16 @@ def reference_models_advice(given: Any, twins: Any, option: str = "models") -> s
                 f"{[_plain(m) for m in others[:5]]}{' …' if len(others) > 5 else ''}")
     return ("; to check the loop on a known model, select again from reference data without it; to score a new run "
             "of it, give the run another name (it is then ranked beside its reference row)")
+
+
+def empty_log_advice(exc: Exception, tasks: Any, chose: bool) -> str:
+    """The refusal of an empty samples file (``exc``, an :class:`~effstats.datasets._lm_eval_records.EmptySamplesFile`
+    of one of the manifest's ``tasks``) with the advice a missing task's gets: run the task again, or (unless the
+    tasks were ``chose``n) leave the file out and score on the other tasks only."""
+    task = str(exc.task)
+    present = [str(t) for t in tasks if str(t) != task]
+    instead = (f", or move the empty file away and score on the other tasks only with tasks={present} (--tasks "
+               f"{_tasks_option(present)}; the estimate and the rank then cover those tasks only)"
+               if present and not chose else "")
+    return (f"{exc} (a run stopped before it logged a document?): run the task again (lm_eval --tasks {task} "
+            f"--samples <manifest dir>/{LM_EVAL_SAMPLES} ...){instead}")

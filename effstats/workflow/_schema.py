@@ -41,6 +41,8 @@ _REFERENCE = {
         "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "n_models": _SIZE, "n_items": _SIZE,
         "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
         "model_ids": {"type": "array", "items": _STR},
+        # lm-eval models left out: a results file but no samples (a run without --log_samples)
+        "without_samples": {"type": "array", "items": _STR},
         "arrays_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
         # lm-eval logs: each task's kind (workflow._task_kinds)
         "task_kinds": {"type": "object", "additionalProperties": {"enum": ["multiple-choice", "generation"]}},

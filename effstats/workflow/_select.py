@@ -22,6 +22,7 @@ from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
 from ._task_kinds import task_kinds
+from ..datasets._lm_eval_files import noting_results_without_samples
 from ._io import (HELM_DEFAULTS, IN_MEMORY, check_path, default_metric, detect_format, helm_options, json_text,
                   output_dir, read_results, read_saved)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, WEIGHTS, _tasks_option
@@ -804,10 +805,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     wanted = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
     helm = helm_options(split, perturbation, trials)
     # lm-eval logs of the named tasks only: another task's logs need not carry the metric
-    rm = kept_reference(read_results(
-        reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
-        tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress, **helm),
-        reference)
+    with noting_results_without_samples() as lone:  # named in the manifest as well as the warning
+        rm = kept_reference(read_results(
+            reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
+            tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress, **helm),
+            reference)
     if duplicates == "mean" and rm.kind != "binary":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -880,7 +882,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
     return Selection(items=items, tasks=table, method=method, budget=budget, seed=seed,
                      reference=_with_provenance({**_reference_info(rm, reference, format, metric, filter, duplicates,
-                                                                   helm), "tasks": sorted(sizes.index)}, rm, items),
+                                                                   helm), "tasks": sorted(sizes.index),
+                                                 **({"without_samples": lone} if lone else {})}, rm, items),
                      item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      effstats_version=_version(), helm_instances=helm_instances(rm, items),

@@ -17,6 +17,7 @@ from ._combine import graded_cells
 from ._new_results import (lookalike_note, models_named, refuse_batch_without_tasks, refuse_unicode_twins,
                            str_id_set, warn_graded_against_binary, zero_one_where_read)
 from ._sizes import _projected_batch, _worst_case_items
+from ..datasets._lm_eval_files import noting_results_without_samples
 from ._io import helm_options, read_new_results, read_results
 from ._provenance import check_lm_eval_provenance
 from ._reference_copy import kept_reference
@@ -595,8 +596,13 @@ class SequentialRun(_RunFiles, _AdaptiveRule, _Report):
         # the run's tasks (a task per item of its order), by which a per-task --metric is compared with the run's
         ref = {"tasks": sorted(set(map(str, st.get("tasks") or []))), **st["reference"]}
         ref = with_task_kinds(ref, self._reference)  # a state written before the kinds were recorded
-        new, failed = read_new_results(new_results, ref, metric=metric, duplicates=duplicates)
+        with noting_results_without_samples() as lone:
+            new, failed = read_new_results(new_results, ref, metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
+        if st["model"] in lone and st["model"] not in names:  # its batch would be another model's results
+            raise ValueError(f"new_results: {st['model']!r} (the model this run evaluates) has an lm-eval "
+                             "results_*.json but no samples_*.jsonl (a run without --log_samples logs no "
+                             "per-document result): rerun the batch with --log_samples")
         if model is None:
             model = st["model"] if st["model"] in names else None
             if model is None:
@@ -615,7 +621,7 @@ class SequentialRun(_RunFiles, _AdaptiveRule, _Report):
             if isinstance(model, bool) or not isinstance(model, (str, int, np.integer)):  # one run, one model
                 raise ValueError(f"model: expected one model's name, got {type(model).__name__}"
                                  + (f" {_plain(list(model))[:3]!r}" if isinstance(model, (list, tuple)) else ""))
-            model = models_named(names, str(model), "model")[0]
+            model = models_named(names, str(model), "model", without_samples=lone)[0]
         if st["model"] is not None and str(model) != st["model"]:
             raise ValueError(f"model: this run evaluates {st['model']!r}, got results of {model!r}")
         if st["model"] is None and str(model) in st["reference"].get("model_ids", ()):
