@@ -44,6 +44,34 @@ def test_readme_tour_executes(tmp_path):
         assert abs(float(out) - float(q.group(1))) <= 5e-4, (q.group(0), out)
 
 
+def test_readme_tour_designs_without_r(tmp_path):
+    """The tour's group-sequential design runs for a pip user without R (rpy2 blocked) and prints Pocock's constant
+    bound (2.413 at each of 5 looks, two-sided 5 %: Jennison and Turnbull 2000, Table 2.1); with R, gsDesign's
+    bounds, which the comment beside it names as the cross-check, are the same."""
+    m = _tour(README.read_text())
+    code = [ln for ln in m.group(1).splitlines() if "design" in ln.split("#")[0]]  # the import and the design call
+    assert len(code) >= 2, code
+    script = tmp_path / "tour_design.py"
+    script.write_text("import sys\nsys.modules['rpy2'] = None  # a pip install without R\n" + "\n".join(code)
+                      + "\nprint('rpy2 imported' if sys.modules.get('rpy2') else 'no rpy2')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    *shown, said = r.stdout.strip().splitlines()
+    upper = [float(x) for x in " ".join(shown).strip("[] ").replace("[", " ").replace("]", " ").split()]
+    assert said == "no rpy2" and len(upper) == 5 and all(abs(u - 2.413) < 1e-3 for u in upper), r.stdout
+    assert 'backend="gsdesign"' in m.group(1)  # still shown, as the cross-check
+    try:
+        from effstats.rbridge import RPackageMissing
+        from effstats.sequential import design
+
+        r_upper = design(k=5, alpha=0.05, sided=2, spending="pocock", backend="gsdesign").upper
+    except RPackageMissing:  # no R here (the Debian 13 run): the native bounds were checked above
+        return
+    assert max(abs(a - b) for a, b in zip(upper, r_upper)) < 1e-6
+
+
 def test_readme_make_targets_exist():
     # every `make X` the README tells a user to type is a target of the Makefile (and so are the two commands)
     text = README.read_text()
