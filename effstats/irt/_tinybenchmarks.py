@@ -352,7 +352,7 @@ class TinyBenchmarks(_SubsetEstimator):
     abilities and item parameters move, every logit unchanged, to where the priors' penalty is lowest (the
     parameter expansion of PX-EM; Liu, Rubin & Wu 1998). Run to convergence, it reaches the optimum of the plain
     alternating sweeps (on simulated 90 × 2,000, d = 2, at ``tol=1e-13``: 132 sweeps against 636), and at the
-    default ``tol`` it stops nearer that optimum than they do, in fewer sweeps (167 → 62 on simulated 90 × 80,000).
+    default ``tol`` it stops nearer that optimum than they do, in fewer sweeps.
 
     Differences from the reference:
 
