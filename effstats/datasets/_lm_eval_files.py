@@ -29,9 +29,9 @@ def _expand(p: Any, arg: str) -> list[Path]:
         if path.is_dir():
             # the results files too, in the same walk: a folder with one but no samples is a run without
             # --log_samples, whose model is named rather than dropped unsaid
-            found = _find(path, lambda name: name.startswith("samples_") and ".jsonl" in name or _is_results(name))
-            results = [f for f in found if _is_results(f.name)]
-            found = [f for f in found if not _is_results(f.name)]
+            found = _find(path, lambda name: name.startswith("samples_") and ".jsonl" in name or is_results_name(name))
+            results = [f for f in found if is_results_name(f.name)]
+            found = [f for f in found if not is_results_name(f.name)]
             # only regular files are read: a FIFO would block the read forever, a folder or a symlink loop fail it
             odd = [f for f in found if not f.is_file()]
             if odd:
@@ -74,7 +74,8 @@ class ResultsWithoutSamplesWarning(UserWarning):
         self.models = tuple(models)
 
 
-def _is_results(name: str) -> bool:
+def is_results_name(name: str) -> bool:
+    """Whether a file name is an lm-eval run's results file, plain or compressed (``results_*.json[.gz|.bz2|.xz]``)."""
     return name.startswith("results_") and name.endswith(RESULTS_ENDINGS)
 
 

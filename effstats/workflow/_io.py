@@ -16,7 +16,7 @@ from .._user_files import json_loads, refuse_empty_path, refuse_url, repeated_ke
 from .._validation import check_trials
 from ..datasets._delimited import first_text_line
 from ..datasets._files import _walk
-from ..datasets._lm_eval_files import RESULTS_ENDINGS, ResultsWithoutSamplesWarning, old_layout_hint
+from ..datasets._lm_eval_files import ResultsWithoutSamplesWarning, is_results_name, old_layout_hint
 from ..datasets._lm_eval_records import EmptySamplesFile, FilterNotChosen, MetricNotLogged, task_kind
 from ..responses import ResponseMatrix
 from ._reference_copy import REFERENCE_CACHE
@@ -43,7 +43,7 @@ def _detect(path: Path) -> str:
                     return "lm-eval"
             elif n == "per_instance_stats.json":
                 helm = helm or f.is_file()
-            elif n.startswith("results_") and n.endswith(RESULTS_ENDINGS):
+            elif is_results_name(n):
                 results = results or f.is_file()
         if helm:
             return "helm"
